@@ -1,0 +1,186 @@
+//! Anita Garibaldi, the pattern and trend analyst: supplier concentration and end-of-year
+//! rushes, plus spending trends (monthly totals, the weight of each organ's top suppliers).
+
+use std::collections::BTreeMap;
+
+use chrono::Datelike;
+
+use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
+use crate::detect::{concentration, temporal};
+use crate::engine;
+use crate::model::anomaly::Anomaly;
+use crate::model::dataset::Dataset;
+use crate::model::report::{AgentOutput, Insight};
+use crate::narrative::{by_detector, insights, recommendations};
+use crate::registry::AgentId;
+use crate::text::{format_brl, format_pct};
+
+/// Top suppliers above this combined share of an organ's value earn a recommendation.
+const TOP3_ALERT: f64 = 0.5;
+
+/// The pattern and trend agent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Anita;
+
+impl Anita {
+    /// A new trend analyst.
+    pub fn new() -> Self {
+        Anita
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro",
+    "dezembro",
+];
+
+impl Agent for Anita {
+    fn id(&self) -> AgentId {
+        AgentId::Anita
+    }
+
+    fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
+        let mut anomalies = Vec::new();
+        (ctx.progress)(0.0);
+        let names = [concentration::NAME, temporal::NAME];
+        for (k, name) in names.iter().enumerate() {
+            ctx.cancel.check()?;
+            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
+            (ctx.progress)(0.4 * (k + 1) as f32);
+        }
+        anomalies.sort_by(engine::order);
+        ctx.cancel.check()?;
+        let mut found = insights(AgentId::Anita, &anomalies);
+        let mut recs = recommendations(&anomalies);
+        if let Some(i) = monthly_trend(ctx.dataset, &anomalies) {
+            found.push(i);
+        }
+        ctx.cancel.check()?;
+        let (top3, top3_recs) = top_suppliers(ctx.dataset, &anomalies);
+        found.extend(top3);
+        recs.extend(top3_recs);
+        (ctx.progress)(1.0);
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
+    }
+}
+
+/// The month with the most value, against its year.
+fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
+    let mut months: BTreeMap<(i32, u32), f64> = BTreeMap::new();
+    let mut years: BTreeMap<i32, f64> = BTreeMap::new();
+    for c in &ds.contracts {
+        let Some(d) = c.signed_on else { continue };
+        *months.entry((d.year(), d.month())).or_default() += c.value();
+        *years.entry(d.year()).or_default() += c.value();
+    }
+    let ((year, month), value) = months.iter().max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))?;
+    let year_total = years.get(year).copied().unwrap_or(0.0).max(f64::MIN_POSITIVE);
+    let share = value / year_total;
+    let evidence: Vec<&Anomaly> = by_detector(anomalies, temporal::NAME);
+    let text = format!(
+        "O mês de maior gasto foi {} de {}, com {} ({} do ano, contra {} de um mês médio); {} meses com contratos \
+         no período",
+        MONTHS[(*month as usize).saturating_sub(1).min(11)],
+        year,
+        format_brl(*value),
+        format_pct(share),
+        format_pct(1.0 / 12.0),
+        months.len()
+    );
+    let confidence = if share > 2.0 / 12.0 { 0.85 } else { 0.7 };
+    Some(insight(AgentId::Anita, text, confidence, &evidence))
+}
+
+/// For each organ (largest first, at most five), the share of its three largest suppliers.
+fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<String>) {
+    let mut organs: BTreeMap<&str, (String, f64, BTreeMap<&str, (f64, &str)>)> = BTreeMap::new();
+    for c in &ds.contracts {
+        if c.organ.code.is_empty() {
+            continue;
+        }
+        let e = organs.entry(c.organ.code.as_str()).or_insert_with(|| (c.organ.name.clone(), 0.0, BTreeMap::new()));
+        e.1 += c.value();
+        if !c.supplier.document.is_empty() {
+            let s = e.2.entry(c.supplier.document.as_str()).or_insert((0.0, c.supplier.name.as_str()));
+            s.0 += c.value();
+        }
+    }
+    let mut ranked: Vec<(&str, &(String, f64, BTreeMap<&str, (f64, &str)>))> = organs.iter().map(|(k, v)| (*k, v)).collect();
+    ranked.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(b.0)));
+    let mut insights = Vec::new();
+    let mut recs = Vec::new();
+    for (code, (name, total, suppliers)) in ranked.into_iter().take(5) {
+        if *total <= 0.0 {
+            continue;
+        }
+        let mut top: Vec<(&str, f64, &str)> = suppliers.iter().map(|(d, (v, n))| (*d, *v, *n)).collect();
+        top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        top.truncate(3);
+        let share = top.iter().map(|t| t.1).sum::<f64>() / total;
+        let names: Vec<&str> = top.iter().map(|t| t.2).collect();
+        let evidence: Vec<&Anomaly> = anomalies
+            .iter()
+            .filter(|a| a.detector() == concentration::NAME)
+            .filter(|a| a.technical_details.get("organ").and_then(|v| v.as_str()) == Some(code))
+            .collect();
+        let label = if name.is_empty() { code.to_string() } else { format!("{name} ({code})") };
+        insights.push(insight(
+            AgentId::Anita,
+            format!(
+                "Os 3 maiores fornecedores de {} ({}) concentram {} dos {} contratados",
+                label,
+                names.join("; "),
+                format_pct(share),
+                format_brl(*total)
+            ),
+            if evidence.is_empty() { 0.7 } else { 0.85 },
+            &evidence,
+        ));
+        if share > TOP3_ALERT {
+            recs.push(format!(
+                "Acompanhar a diversificação de fornecedores do órgão {}: três empresas ({}) detêm {} do valor \
+                 contratado",
+                code,
+                names.join("; "),
+                format_pct(share)
+            ));
+        }
+    }
+    (insights, recs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+
+    #[test]
+    fn anita_finds_the_planted_concentration_and_december_rush_and_describes_trends() {
+        let data = generate(&DemoSpec { seed: 5, contracts: 3000, ..DemoSpec::default() });
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        let out = Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
+        for planted in data.planted.iter().filter(|p| p.detector == concentration::NAME || p.detector == temporal::NAME) {
+            assert!(
+                out.anomalies.iter().any(|a| a.affected_entities.primary.id == *planted.entity_id.as_ref().unwrap()),
+                "missed {planted:?}"
+            );
+        }
+        assert!(out.anomalies.iter().all(|a| a.detector() == concentration::NAME || a.detector() == temporal::NAME));
+        assert!(out.insights.iter().any(|i| i.insight.starts_with("O mês de maior gasto")));
+        assert!(out.insights.iter().any(|i| i.insight.starts_with("Os 3 maiores fornecedores")));
+        assert!(out.recommendations.iter().any(|r| r.contains("dezembro")));
+        assert_eq!(Anita::new().id(), AgentId::Anita);
+    }
+
+    #[test]
+    fn a_cancelled_trend_analysis_returns_cancelled() {
+        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        cancel.cancel();
+        assert_eq!(Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)), Err(AnalysisError::Cancelled));
+    }
+}

@@ -1,0 +1,191 @@
+//! Helpers shared by the detectors: the severity score, the sensitivity adjustment of
+//! confidence, entity references and grouping of contracts by organ and year.
+
+use std::collections::BTreeMap;
+
+use chrono::{Datelike, NaiveDate};
+use serde_json::{Map, Value, json};
+
+use crate::model::anomaly::{EntityRef, Severity};
+use crate::model::contract::Contract;
+use crate::model::dataset::Dataset;
+use crate::organs::organ_by_code;
+
+/// Severity from a finding's confidence and the money at stake.
+///
+/// `score = 0.6 * confidence + 0.4 * money`, where `money = min(1, log10(1 + R$ at stake) / 7)`
+/// (R$ 10 million or more counts fully, R$ 100 thousand counts 0.71). Critical when the score
+/// is at least 0.85, high from 0.70, medium from 0.55, low below. A confident finding over
+/// millions is critical; a marginal one over a few thousand reais is low.
+pub fn severity(confidence: f64, at_stake: f64) -> Severity {
+    let money = ((1.0 + at_stake.max(0.0)).log10() / 7.0).min(1.0);
+    let score = 0.6 * confidence.clamp(0.0, 1.0) + 0.4 * money;
+    if score >= 0.85 {
+        Severity::Critical
+    } else if score >= 0.70 {
+        Severity::High
+    } else if score >= 0.55 {
+        Severity::Medium
+    } else {
+        Severity::Low
+    }
+}
+
+/// The default sensitivity of [`crate::DetectionParams`], at which confidences are unchanged.
+pub const DEFAULT_SENSITIVITY: f64 = 0.7;
+
+/// Shifts a confidence with the requested sensitivity: +0.25 per unit of sensitivity above the
+/// default 0.7 (so sensitivity 1.0 adds 0.075 and 0.3 removes 0.1), clamped to 0.01-0.99.
+/// The flagging rule (the spec's literal threshold) never changes.
+pub fn adjust_confidence(confidence: f64, sensitivity: f64) -> f64 {
+    (confidence + 0.25 * (sensitivity.clamp(0.0, 1.0) - DEFAULT_SENSITIVITY)).clamp(0.01, 0.99)
+}
+
+/// Linear interpolation of `x` between `(x0, y0)` and `(x1, y1)`, clamped to the segment.
+pub fn ramp(x: f64, x0: f64, y0: f64, x1: f64, y1: f64) -> f64 {
+    if x <= x0 {
+        y0
+    } else if x >= x1 {
+        y1
+    } else {
+        y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    }
+}
+
+/// `{type: "contract", id, name}` for a contract.
+pub fn contract_ref(c: &Contract) -> EntityRef {
+    EntityRef::new("contract", c.id.clone(), c.display_name())
+}
+
+/// `{type: "supplier", id: CNPJ (14 digits) or CPF, name}`.
+pub fn supplier_ref(c: &Contract) -> EntityRef {
+    EntityRef::new("supplier", c.supplier.document.clone(), c.supplier.name.clone())
+}
+
+/// `{type: "organ", id: SIAFI code, name}`; the name falls back to the organ table.
+pub fn organ_ref(c: &Contract) -> EntityRef {
+    EntityRef::new("organ", c.organ.code.clone(), organ_name(c))
+}
+
+/// The organ's name as the record gives it, else from the organ table, else its code.
+pub fn organ_name(c: &Contract) -> String {
+    if !c.organ.name.is_empty() {
+        c.organ.name.clone()
+    } else if let Some(o) = organ_by_code(&c.organ.code) {
+        o.name.to_string()
+    } else {
+        format!("órgão {}", c.organ.code)
+    }
+}
+
+/// ISO date string.
+pub fn iso(d: Option<NaiveDate>) -> Option<String> {
+    d.map(|d| d.format("%Y-%m-%d").to_string())
+}
+
+/// `technical_details` with `detector`, `threshold` and `value_at_stake` set.
+pub fn details(detector: &str, threshold: f64, value_at_stake: f64) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("detector".into(), json!(detector));
+    m.insert("threshold".into(), json!(threshold));
+    m.insert("value_at_stake".into(), json!(round2(value_at_stake)));
+    m
+}
+
+/// Rounds to cents (and other values to two decimals) for readable output.
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Rounds to four decimals.
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Contract indices grouped by (organ code, signing year), in key order. Contracts without an
+/// organ code, a signing date or a positive value are left out.
+pub fn by_organ_year(ds: &Dataset) -> BTreeMap<(&str, i32), Vec<usize>> {
+    let mut groups: BTreeMap<(&str, i32), Vec<usize>> = BTreeMap::new();
+    let mut last: Option<((&str, i32), Vec<usize>)> = None;
+    for (i, c) in ds.contracts.iter().enumerate() {
+        let (Some(d), false) = (c.signed_on, c.organ.code.is_empty()) else { continue };
+        if c.value() <= 0.0 || !c.value().is_finite() {
+            continue;
+        }
+        let key = (c.organ.code.as_str(), d.year());
+        match &mut last {
+            Some((k, v)) if *k == key => v.push(i),
+            _ => {
+                if let Some((k, v)) = last.take() {
+                    groups.entry(k).or_default().extend(v);
+                }
+                last = Some((key, vec![i]));
+            }
+        }
+    }
+    if let Some((k, v)) = last {
+        groups.entry(k).or_default().extend(v);
+    }
+    groups
+}
+
+/// A fast, non-cryptographic hasher (the Fx hash of rustc) for integer and short string keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FxHasher(u64);
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl std::hash::Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(FX_SEED);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(FX_SEED);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// `HashMap` build-hasher using [`FxHasher`].
+pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+
+/// A 64-bit hash of a word, for token sets.
+pub fn word_hash(w: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in w {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^ (h >> 29)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn severity_grows_with_confidence_and_money_at_stake() {
+        assert_eq!(severity(0.95, 20_000_000.0), Severity::Critical);
+        assert_eq!(severity(0.9, 100_000.0), Severity::High);
+        assert_eq!(severity(0.6, 50_000.0), Severity::Medium);
+        assert_eq!(severity(0.4, 1_000.0), Severity::Low);
+    }
+
+    #[test]
+    fn sensitivity_shifts_confidence_around_the_default() {
+        assert_eq!(adjust_confidence(0.5, 0.7), 0.5);
+        assert!(adjust_confidence(0.5, 1.0) > 0.5);
+        assert!(adjust_confidence(0.5, 0.1) < 0.5);
+        assert_eq!(adjust_confidence(2.0, 1.0), 0.99);
+        assert_eq!(ramp(5.0, 0.0, 0.0, 10.0, 1.0), 0.5);
+        assert_eq!(ramp(50.0, 0.0, 0.0, 10.0, 1.0), 1.0);
+    }
+}

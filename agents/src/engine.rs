@@ -1,0 +1,73 @@
+//! The detection engine: one code path for every entry point (the CLI's `vigia detect`, the
+//! agents, the HTTP API). Runs the named detectors, keeps the anomaly types asked for, drops
+//! findings below the confidence threshold and orders the rest.
+
+use std::cmp::Ordering;
+
+use crate::agent::{AnalysisError, CancelFlag};
+use crate::detect::{self, Detector};
+use crate::model::anomaly::Anomaly;
+use crate::model::dataset::Dataset;
+use crate::model::params::DetectionParams;
+use crate::model::report::Summary;
+
+/// Datasets at least this large run their detectors on parallel threads.
+const PARALLEL_FROM: usize = 20_000;
+
+/// Runs the named detectors (every detector when `detectors` is empty) and returns the
+/// anomalies of the wanted types with confidence at or above `p.confidence_threshold`, sorted
+/// by [`order`]. An unknown detector name is `InvalidInput`.
+pub fn detect(
+    ds: &Dataset,
+    p: &DetectionParams,
+    cancel: &CancelFlag,
+    detectors: &[&str],
+) -> Result<Vec<Anomaly>, AnalysisError> {
+    let chosen: Vec<Box<dyn Detector>> = if detectors.is_empty() {
+        detect::all()
+    } else {
+        detectors
+            .iter()
+            .map(|n| detect::by_name(n).ok_or_else(|| AnalysisError::InvalidInput(format!("unknown detector '{n}'"))))
+            .collect::<Result<_, _>>()?
+    };
+    let chosen: Vec<Box<dyn Detector>> = chosen.into_iter().filter(|d| p.wants(d.kind())).collect();
+    cancel.check()?;
+    let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = if chosen.len() > 1 && ds.len() >= PARALLEL_FROM {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || d.run(ds, p, cancel))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(AnalysisError::InvalidInput("a detector panicked".into()))))
+                .collect()
+        })
+    } else {
+        chosen.iter().map(|d| d.run(ds, p, cancel)).collect()
+    };
+    let mut out = Vec::new();
+    for r in results {
+        out.extend(r?.into_iter().filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold));
+    }
+    out.sort_by(order);
+    Ok(out)
+}
+
+/// The order of reported anomalies: severity (most severe first), then money at stake
+/// (largest first), then id.
+pub fn order(a: &Anomaly, b: &Anomaly) -> Ordering {
+    b.severity
+        .cmp(&a.severity)
+        .then_with(|| b.value_at_stake().total_cmp(&a.value_at_stake()))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+/// Every detector over the dataset, with the spec's summary: what `vigia detect` prints.
+pub fn analyse(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<(Vec<Anomaly>, Summary), AnalysisError> {
+    let anomalies = detect(ds, p, cancel, &[])?;
+    let summary = Summary::of(&anomalies);
+    Ok((anomalies, summary))
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

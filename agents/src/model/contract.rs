@@ -1,0 +1,90 @@
+//! A federal contract (`/contratos` of the Portal da Transparência), normalised. Parsing from
+//! the upstream's JSON lives in [`super::upstream`].
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+/// The supplier (`fornecedor`, a Pessoa upstream).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Party {
+    /// `nome` (or `razaoSocialReceita` when `nome` is empty).
+    pub name: String,
+    /// CNPJ as 14 digits, or the CPF as given (possibly masked), or "" when unknown.
+    pub document: String,
+}
+
+impl Party {
+    /// The 8-digit CNPJ root (the company, across its branches), if the document is a CNPJ.
+    pub fn cnpj_root(&self) -> Option<&str> {
+        (self.document.len() == 14).then(|| &self.document[..8])
+    }
+}
+
+/// The organ (`unidadeGestora.orgaoMaximo`): SIAFI code, acronym, name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Organ {
+    /// SIAFI "órgão superior" code, 5 digits (e.g. `36000` Saúde).
+    pub code: String,
+    /// `sigla`, often empty upstream.
+    pub acronym: String,
+    /// `nome`.
+    pub name: String,
+}
+
+/// The managing unit (`unidadeGestora`): 6-digit UG code and name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Unit {
+    /// 6-digit UG code.
+    pub code: String,
+    /// Name.
+    pub name: String,
+}
+
+/// One contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contract {
+    /// Upstream `id` (an integer upstream), as a string.
+    pub id: String,
+    /// `numero`.
+    pub number: String,
+    /// `objeto`: free text.
+    pub object: String,
+    /// `numeroProcesso`.
+    pub process_number: String,
+    /// `fundamentoLegal`.
+    pub legal_basis: String,
+    /// `situacaoContrato`.
+    pub situation: String,
+    /// `modalidadeCompra` ("Pregão", "Dispensa de Licitação", ...).
+    pub modality: String,
+    /// `fornecedor`.
+    pub supplier: Party,
+    /// `unidadeGestora`.
+    pub unit: Unit,
+    /// `unidadeGestora.orgaoMaximo`.
+    pub organ: Organ,
+    /// `valorInicialCompra` in R$.
+    pub initial_value: f64,
+    /// `valorFinalCompra` in R$.
+    pub final_value: f64,
+    /// `dataAssinatura`.
+    pub signed_on: Option<NaiveDate>,
+    /// `dataPublicacaoDOU`.
+    pub published_on: Option<NaiveDate>,
+    /// `dataInicioVigencia`.
+    pub valid_from: Option<NaiveDate>,
+    /// `dataFimVigencia`.
+    pub valid_until: Option<NaiveDate>,
+}
+
+impl Contract {
+    /// The value to analyse: the final value when known, else the initial one.
+    pub fn value(&self) -> f64 {
+        if self.final_value > 0.0 { self.final_value } else { self.initial_value }
+    }
+    /// A short human name: number and the start of the object.
+    pub fn display_name(&self) -> String {
+        let object: String = self.object.chars().take(80).collect();
+        if self.number.is_empty() { object } else { format!("{} - {}", self.number, object) }
+    }
+}

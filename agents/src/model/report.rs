@@ -1,0 +1,101 @@
+//! What an analysis returns: agent output (anomalies, insights, recommendations) and the
+//! summary of the spec (`total_anomalies`, `by_type`, `by_severity`, `risk_score`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::anomaly::{Anomaly, AnomalyType, Severity};
+
+/// The spec's `AgentInsight`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Insight {
+    /// Agent id.
+    pub agent: String,
+    /// One or two sentences.
+    pub insight: String,
+    /// 0 to 1.
+    pub confidence: f64,
+    /// Ids of the anomalies behind it.
+    pub supporting_evidence: Vec<String>,
+}
+
+/// What one agent produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct AgentOutput {
+    /// Anomalies at or above the confidence threshold, most severe first.
+    pub anomalies: Vec<Anomaly>,
+    /// Insights over them.
+    pub insights: Vec<Insight>,
+    /// What an auditor should do next.
+    pub recommendations: Vec<String>,
+}
+
+/// Counts per severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct BySeverity {
+    /// critical
+    pub critical: usize,
+    /// high
+    pub high: usize,
+    /// medium
+    pub medium: usize,
+    /// low
+    pub low: usize,
+}
+
+/// The spec's summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Summary {
+    /// Number of anomalies.
+    pub total_anomalies: usize,
+    /// Count per anomaly type (every type present, zero included).
+    pub by_type: BTreeMap<AnomalyType, usize>,
+    /// Count per severity.
+    pub by_severity: BySeverity,
+    /// 0 to 100; see [`risk_score`].
+    pub risk_score: u8,
+}
+
+impl Summary {
+    /// Summarises a set of anomalies.
+    pub fn of(anomalies: &[Anomaly]) -> Summary {
+        let mut by_type: BTreeMap<AnomalyType, usize> = AnomalyType::ALL.iter().map(|t| (*t, 0)).collect();
+        let mut by_severity = BySeverity::default();
+        for a in anomalies {
+            *by_type.entry(a.kind).or_default() += 1;
+            match a.severity {
+                Severity::Critical => by_severity.critical += 1,
+                Severity::High => by_severity.high += 1,
+                Severity::Medium => by_severity.medium += 1,
+                Severity::Low => by_severity.low += 1,
+            }
+        }
+        Summary { total_anomalies: anomalies.len(), by_type, by_severity, risk_score: risk_score(anomalies) }
+    }
+}
+
+/// Risk score 0-100 of a set of anomalies.
+///
+/// Each anomaly is read as an independent chance that the spending it concerns is irregular:
+/// `p = w(severity) * confidence * m`, with `w` = 0.5 critical, 0.3 high, 0.12 medium,
+/// 0.04 low, and a money factor `m = 0.6 + 0.4 * min(1, log10(1 + R$ at stake) / 7)` (R$ 10 M
+/// or more at stake counts fully; non-monetary findings count at 0.6). The score is the chance
+/// that at least one is irregular, `100 * (1 - Π(1 - p))`, rounded. No anomalies give 0; a
+/// handful of confident critical findings approach 100; many low ones raise it slowly.
+pub fn risk_score(anomalies: &[Anomaly]) -> u8 {
+    let clean: f64 = anomalies
+        .iter()
+        .map(|a| {
+            let w = match a.severity {
+                Severity::Critical => 0.5,
+                Severity::High => 0.3,
+                Severity::Medium => 0.12,
+                Severity::Low => 0.04,
+            };
+            let money = 0.6 + 0.4 * ((1.0 + a.value_at_stake().max(0.0)).log10() / 7.0).min(1.0);
+            1.0 - w * a.confidence.clamp(0.0, 1.0) * money
+        })
+        .product();
+    (100.0 * (1.0 - clean)).round().clamp(0.0, 100.0) as u8
+}

@@ -1,0 +1,205 @@
+//! Text helpers shared by the parsers, detectors and agents: accent and case folding, word
+//! splitting, and pt-BR formatting of money and percentages.
+
+/// Folds one character to lower-case ASCII where Portuguese accents are concerned
+/// (`Ç` -> `c`, `Ã` -> `a`); other characters are lower-cased.
+pub fn fold_char(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    match c {
+        'á' | 'à' | 'â' | 'ã' | 'ä' | 'Á' | 'À' | 'Â' | 'Ã' | 'Ä' => 'a',
+        'é' | 'è' | 'ê' | 'ë' | 'É' | 'È' | 'Ê' | 'Ë' => 'e',
+        'í' | 'ì' | 'î' | 'ï' | 'Í' | 'Ì' | 'Î' | 'Ï' => 'i',
+        'ó' | 'ò' | 'ô' | 'õ' | 'ö' | 'Ó' | 'Ò' | 'Ô' | 'Õ' | 'Ö' => 'o',
+        'ú' | 'ù' | 'û' | 'ü' | 'Ú' | 'Ù' | 'Û' | 'Ü' => 'u',
+        'ç' | 'Ç' => 'c',
+        'ñ' | 'Ñ' => 'n',
+        'º' | 'ª' => ' ',
+        c => c.to_lowercase().next().unwrap_or(c),
+    }
+}
+
+/// The whole string folded with [`fold_char`].
+pub fn fold(s: &str) -> String {
+    s.chars().map(fold_char).collect()
+}
+
+/// Calls `f` with each folded alphanumeric word of `s`, in order, reusing one buffer.
+/// Stops early when `f` returns `false`.
+pub fn for_each_word(s: &str, mut f: impl FnMut(&str) -> bool) {
+    let mut word = String::with_capacity(32);
+    for c in s.chars() {
+        let c = fold_char(c);
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else if !word.is_empty() {
+            if !f(&word) {
+                return;
+            }
+            word.clear();
+        }
+    }
+    if !word.is_empty() {
+        f(&word);
+    }
+}
+
+/// The folded words of `s`, in order.
+pub fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_word(s, |w| {
+        out.push(w.to_string());
+        true
+    });
+    out
+}
+
+/// Folds the second byte of a two-byte UTF-8 sequence starting with `0xC3` (U+00C0 to U+00FF)
+/// to an ASCII lower-case letter, or 0 when it is not a letter.
+fn fold_latin1(b: u8) -> u8 {
+    match b | 0x20 {
+        0xA0..=0xA5 => b'a',
+        0xA7 => b'c',
+        0xA8..=0xAB => b'e',
+        0xAC..=0xAF => b'i',
+        0xB1 => b'n',
+        0xB2..=0xB6 => b'o',
+        0xB9..=0xBC => b'u',
+        0xBD | 0xBF => b'y',
+        _ => 0,
+    }
+}
+
+/// Longest word kept whole by [`for_each_word_bytes`]; longer words are cut.
+pub const MAX_WORD: usize = 48;
+
+/// Fast byte-level version of [`for_each_word`]: calls `f` with each folded word as ASCII
+/// bytes (Latin-1 accents folded, other non-ASCII characters kept as raw bytes). Stops early
+/// when `f` returns `false`.
+pub fn for_each_word_bytes(s: &str, mut f: impl FnMut(&[u8]) -> bool) {
+    let bytes = s.as_bytes();
+    let mut buf = [0u8; MAX_WORD];
+    let mut len = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (c, step) = if b < 0x80 {
+            (if b.is_ascii_alphanumeric() { b.to_ascii_lowercase() } else { 0 }, 1)
+        } else if b == 0xC3 && i + 1 < bytes.len() {
+            (fold_latin1(bytes[i + 1]), 2)
+        } else if b == 0xC2 {
+            (0, 2)
+        } else {
+            (b, 1)
+        };
+        i += step;
+        if c != 0 {
+            if len < MAX_WORD {
+                buf[len] = c;
+                len += 1;
+            }
+        } else if len > 0 {
+            if !f(&buf[..len]) {
+                return;
+            }
+            len = 0;
+        }
+    }
+    if len > 0 {
+        f(&buf[..len]);
+    }
+}
+
+/// [`is_stopword`] for folded bytes.
+pub fn is_stopword_bytes(w: &[u8]) -> bool {
+    w.len() <= 4 && std::str::from_utf8(w).is_ok_and(is_stopword)
+}
+
+/// Portuguese function words that carry no meaning for similarity.
+pub fn is_stopword(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "o"
+            | "as"
+            | "os"
+            | "e"
+            | "de"
+            | "da"
+            | "do"
+            | "das"
+            | "dos"
+            | "em"
+            | "na"
+            | "no"
+            | "nas"
+            | "nos"
+            | "para"
+            | "por"
+            | "com"
+            | "ao"
+            | "aos"
+            | "um"
+            | "uma"
+            | "que"
+            | "se"
+            | "n"
+    )
+}
+
+/// Formats an amount of money the Brazilian way: `R$ 1.234.567,89`.
+pub fn format_brl(value: f64) -> String {
+    let negative = value < 0.0;
+    let cents = (value.abs() * 100.0).round();
+    let whole = (cents / 100.0).trunc() as u64;
+    let frac = (cents - whole as f64 * 100.0).round() as u64;
+    let digits = whole.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push('.');
+        }
+        grouped.push(ch);
+    }
+    format!("{}R$ {},{:02}", if negative { "-" } else { "" }, grouped, frac.min(99))
+}
+
+/// Formats a fraction as a percentage with one decimal and a comma: `0.4237` -> `42,4%`.
+pub fn format_pct(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0).replace('.', ",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_removes_portuguese_accents_and_case() {
+        assert_eq!(fold("AQUISIÇÃO de Medicamentos - SAÚDE"), "aquisicao de medicamentos - saude");
+    }
+
+    #[test]
+    fn words_are_split_on_punctuation_and_folded() {
+        assert_eq!(words("Nº 123/2024, LIMPEZA."), vec!["n", "123", "2024", "limpeza"]);
+    }
+
+    #[test]
+    fn the_byte_level_word_splitter_agrees_with_the_char_level_one() {
+        let text = "AQUISIÇÃO DE MEDICAMENTOS (DIPIRONA 500 MG), Nº 12/2024 — SÃO PAULO; ÓLEO ñandu º";
+        let mut fast = Vec::new();
+        for_each_word_bytes(text, |w| {
+            fast.push(String::from_utf8_lossy(w).into_owned());
+            true
+        });
+        assert_eq!(fast, words(text));
+        assert!(is_stopword_bytes(b"de") && !is_stopword_bytes(b"obra"));
+    }
+
+    #[test]
+    fn money_is_formatted_with_dots_for_thousands_and_a_decimal_comma() {
+        assert_eq!(format_brl(1_234_567.891), "R$ 1.234.567,89");
+        assert_eq!(format_brl(0.5), "R$ 0,50");
+        assert_eq!(format_brl(999.0), "R$ 999,00");
+        assert_eq!(format_pct(0.4237), "42,4%");
+    }
+}

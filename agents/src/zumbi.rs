@@ -1,0 +1,104 @@
+//! Zumbi dos Palmares, the anomaly investigator: runs the four built-in detectors (prices,
+//! supplier concentration, end-of-year rushes, duplicate contracts) and explains what it found.
+
+use crate::agent::{Agent, AnalysisContext, AnalysisError};
+use crate::detect;
+use crate::engine;
+use crate::model::report::AgentOutput;
+use crate::narrative::{insights, recommendations};
+use crate::registry::AgentId;
+use crate::text::format_pct;
+
+/// The investigator agent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Zumbi;
+
+impl Zumbi {
+    /// A new investigator.
+    pub fn new() -> Self {
+        Zumbi
+    }
+}
+
+impl Agent for Zumbi {
+    fn id(&self) -> AgentId {
+        AgentId::Zumbi
+    }
+
+    fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
+        let mut anomalies = Vec::new();
+        (ctx.progress)(0.0);
+        for (k, name) in detect::NAMES.iter().enumerate() {
+            ctx.cancel.check()?;
+            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
+            (ctx.progress)((k + 1) as f32 / detect::NAMES.len() as f32);
+        }
+        anomalies.sort_by(engine::order);
+        let mut found = insights(AgentId::Zumbi, &anomalies);
+        if anomalies.is_empty() {
+            found.push(crate::agent::insight(
+                AgentId::Zumbi,
+                format!(
+                    "Nenhuma anomalia com confiança de pelo menos {} em {} contratos analisados",
+                    format_pct(ctx.params.confidence_threshold),
+                    ctx.dataset.contracts.len()
+                ),
+                0.6,
+                &[],
+            ));
+        }
+        let recommendations = recommendations(&anomalies);
+        Ok(AgentOutput { anomalies, insights: found, recommendations })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+    use std::sync::Mutex;
+
+    #[test]
+    fn zumbi_finds_every_kind_of_planted_anomaly_and_explains_them() {
+        let data = generate(&DemoSpec { seed: 11, contracts: 3000, ..DemoSpec::default() });
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        let steps = Mutex::new(Vec::new());
+        let progress = |f: f32| steps.lock().map(|mut s| s.push(f)).unwrap_or(());
+        let ctx = AnalysisContext { dataset: &data.dataset, params: &params, cancel: &cancel, progress: &progress };
+        let out = Zumbi::new().analyse(&ctx).unwrap();
+        for name in detect::NAMES {
+            assert!(out.anomalies.iter().any(|a| a.detector() == *name), "no {name}");
+        }
+        assert_eq!(out.insights.len(), 4);
+        assert!(out.insights.iter().all(|i| i.agent == "zumbi" && !i.supporting_evidence.is_empty()));
+        assert!(out.insights[0].insight.contains("acima da mediana"));
+        assert!(out.recommendations.iter().any(|r| r.starts_with("Solicitar ao órgão")));
+        let steps = steps.into_inner().unwrap();
+        assert_eq!(steps.first(), Some(&0.0));
+        assert_eq!(steps.last(), Some(&1.0));
+        assert_eq!(Zumbi::new().id(), AgentId::Zumbi);
+    }
+
+    #[test]
+    fn a_cancelled_investigation_returns_cancelled() {
+        let data = generate(&DemoSpec { contracts: 500, ..DemoSpec::default() });
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        cancel.cancel();
+        let ctx = AnalysisContext::new(&data.dataset, &params, &cancel);
+        assert_eq!(Zumbi::new().analyse(&ctx), Err(AnalysisError::Cancelled));
+    }
+
+    #[test]
+    fn an_empty_dataset_gives_no_anomalies_and_says_so() {
+        let ds = crate::Dataset::default();
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        let out = Zumbi::new().analyse(&AnalysisContext::new(&ds, &params, &cancel)).unwrap();
+        assert!(out.anomalies.is_empty());
+        assert!(out.insights[0].insight.starts_with("Nenhuma anomalia"));
+    }
+}

@@ -1,0 +1,443 @@
+//! Typed configuration, loaded once: built-in defaults < `config.toml` < environment
+//! (CONTRACT.md). Secrets (the upstream key, the bootstrap admin password) come only from the
+//! environment and are held as `SecretString`, whose `Debug` is redacted.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+/// The whole configuration. Every section has defaults, so an empty file is valid.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Listener and request limits.
+    pub server: ServerConfig,
+    /// The sled store.
+    pub storage: StorageConfig,
+    /// Synthetic data used in demo mode.
+    pub demo: DemoConfig,
+    /// Logging.
+    pub log: LogConfig,
+    /// Agent lazy loading and supervision.
+    pub agents: AgentsConfig,
+    /// Investigations.
+    pub investigations: InvestigationsConfig,
+    /// Token lifetimes and login throttling.
+    pub auth: AuthConfig,
+    /// Request rate limiting.
+    pub rate_limit: RateLimitConfig,
+    /// The Portal da Transparência client.
+    pub upstream: UpstreamConfig,
+    /// Admin surface protection.
+    pub security: SecurityConfig,
+    /// GraphQL limits and switches.
+    pub graphql: GraphqlConfig,
+}
+
+/// `[server]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Listen address (`VIGIA_ADDR`).
+    pub addr: SocketAddr,
+    /// Largest accepted request body in bytes.
+    pub body_limit_bytes: usize,
+    /// Seconds a shutdown may take before in-flight investigations are left for resumption.
+    pub shutdown_grace_secs: f64,
+    /// Seconds between keep-alive comments on streams.
+    pub keep_alive_secs: f64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            body_limit_bytes: 1 << 20,
+            shutdown_grace_secs: 5.0,
+            keep_alive_secs: 15.0,
+        }
+    }
+}
+
+/// `[storage]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// Directory of the sled database and generated keys (`VIGIA_DATA_DIR`).
+    pub data_dir: PathBuf,
+    /// sled page cache in MiB (sled's own default is 1 GiB, far above what Vigia needs).
+    pub cache_capacity_mb: u64,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        Self { data_dir: PathBuf::from("./data"), cache_capacity_mb: 16 }
+    }
+}
+
+/// `[demo]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DemoConfig {
+    /// Seed of the synthetic data generator (`VIGIA_DEMO_SEED`).
+    pub seed: u64,
+    /// Contracts generated for one demo investigation.
+    pub records: usize,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        Self { seed: 42, records: 2000 }
+    }
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable.
+    Pretty,
+}
+
+/// `[log]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// `EnvFilter` directive (`VIGIA_LOG`).
+    pub filter: String,
+    /// `json` or `pretty` (`VIGIA_LOG_FORMAT`); unset: pretty on a terminal, else json.
+    pub format: Option<LogFormat>,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { filter: "info".into(), format: None }
+    }
+}
+
+/// `[agents]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// Idle minutes before a loaded agent is stopped (fractions allowed).
+    pub unload_after_minutes: f64,
+    /// Most agents loaded at once; the least recently used goes first.
+    pub max_loaded_agents: usize,
+    /// Failures within `failure_window_secs` that make an agent unavailable.
+    pub max_failures: usize,
+    /// The window failures are counted in.
+    pub failure_window_secs: f64,
+    /// How long an agent stays unavailable after too many failures.
+    pub unavailable_secs: f64,
+    /// Most seconds one agent analysis may take before it counts as failed.
+    pub analysis_timeout_secs: f64,
+}
+
+impl Default for AgentsConfig {
+    fn default() -> Self {
+        Self {
+            unload_after_minutes: 15.0,
+            max_loaded_agents: 10,
+            max_failures: 3,
+            failure_window_secs: 60.0,
+            unavailable_secs: 60.0,
+            analysis_timeout_secs: 120.0,
+        }
+    }
+}
+
+/// `[investigations]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InvestigationsConfig {
+    /// Investigations processing at once; more are refused with RATE_LIMIT_EXCEEDED.
+    pub max_concurrent: usize,
+    /// Fewer records than this fail the investigation with INSUFFICIENT_DATA.
+    pub min_records: usize,
+}
+
+impl Default for InvestigationsConfig {
+    fn default() -> Self {
+        Self { max_concurrent: 16, min_records: 10 }
+    }
+}
+
+/// `[auth]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// Access token life in seconds.
+    pub access_token_ttl_secs: u64,
+    /// Refresh token life in seconds.
+    pub refresh_token_ttl_secs: u64,
+    /// Multiplies the 0/1/5/15/60/300 s failed-login delay schedule.
+    pub login_delay_scale: f64,
+    /// Bootstrap admin e-mail (`VIGIA_ADMIN_EMAIL`).
+    pub admin_email: Option<String>,
+    /// Bootstrap admin password (`VIGIA_ADMIN_PASSWORD`, environment only).
+    #[serde(skip)]
+    pub admin_password: Option<SecretString>,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            access_token_ttl_secs: 900,
+            refresh_token_ttl_secs: 604_800,
+            login_delay_scale: 1.0,
+            admin_email: None,
+            admin_password: None,
+        }
+    }
+}
+
+/// `[rate_limit]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateLimitConfig {
+    /// Whether request rate limits apply.
+    pub enabled: bool,
+}
+
+impl Default for RateLimitConfig {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
+/// `[upstream]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UpstreamConfig {
+    /// Base URL (`TRANSPARENCY_API_URL`).
+    pub api_url: String,
+    /// The key (`TRANSPARENCY_API_KEY`, environment only); set = production mode.
+    #[serde(skip)]
+    pub api_key: Option<SecretString>,
+    /// Seconds per upstream request.
+    pub timeout_secs: f64,
+    /// Upstream requests per minute; the client waits when reached.
+    pub requests_per_minute: u32,
+    /// Seconds an upstream answer is cached.
+    pub cache_ttl_secs: u64,
+    /// Retries of a failed upstream request (5xx, 429, transport errors).
+    pub retries: u32,
+    /// Most pages (15 records each) fetched per organ.
+    pub max_pages: u32,
+    /// Organs searched when a query names none (contract search needs an organ code).
+    pub default_organs: Vec<String>,
+}
+
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        Self {
+            api_url: "https://api.portaldatransparencia.gov.br/api-de-dados".into(),
+            api_key: None,
+            timeout_secs: 30.0,
+            requests_per_minute: 90,
+            cache_ttl_secs: 3600,
+            retries: 3,
+            max_pages: 20,
+            default_organs: vec!["36000".into(), "26000".into(), "52000".into()],
+        }
+    }
+}
+
+/// `[security]`
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecurityConfig {
+    /// Whether admin routes require a whitelisted caller address.
+    pub ip_whitelist_enabled: bool,
+}
+
+/// `[graphql]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GraphqlConfig {
+    /// `GRAPHQL_MAX_DEPTH`
+    pub max_depth: usize,
+    /// `GRAPHQL_MAX_COMPLEXITY`
+    pub max_complexity: usize,
+    /// `GRAPHQL_INTROSPECTION_ENABLED`
+    pub introspection_enabled: bool,
+    /// `GRAPHQL_PLAYGROUND_ENABLED`
+    pub playground_enabled: bool,
+}
+
+impl Default for GraphqlConfig {
+    fn default() -> Self {
+        Self { max_depth: 10, max_complexity: 1000, introspection_enabled: true, playground_enabled: true }
+    }
+}
+
+/// A configuration that cannot be used; the message names the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file or a value could not be read or has the wrong type.
+    #[error("invalid configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    /// The config file cannot be read.
+    #[error("cannot read the configuration file {path}: {reason}")]
+    File {
+        /// The path given.
+        path: String,
+        /// The I/O error.
+        reason: String,
+    },
+    /// A value is out of range.
+    #[error("invalid configuration: key `{key}`: {reason}")]
+    Invalid {
+        /// Dotted key, e.g. `agents.max_loaded_agents`.
+        key: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Plain environment variables of CONTRACT.md and the config key each one sets.
+const ENV_KEYS: &[(&str, &str)] = &[
+    ("VIGIA_ADDR", "server.addr"),
+    ("VIGIA_DATA_DIR", "storage.data_dir"),
+    ("VIGIA_DEMO_SEED", "demo.seed"),
+    ("VIGIA_LOG", "log.filter"),
+    ("VIGIA_LOG_FORMAT", "log.format"),
+    ("VIGIA_ADMIN_EMAIL", "auth.admin_email"),
+    ("TRANSPARENCY_API_URL", "upstream.api_url"),
+    ("GRAPHQL_MAX_DEPTH", "graphql.max_depth"),
+    ("GRAPHQL_MAX_COMPLEXITY", "graphql.max_complexity"),
+    ("GRAPHQL_INTROSPECTION_ENABLED", "graphql.introspection_enabled"),
+    ("GRAPHQL_PLAYGROUND_ENABLED", "graphql.playground_enabled"),
+];
+
+impl Config {
+    /// Loads from the process environment (and the file it names).
+    pub fn load() -> Result<Config, ConfigError> {
+        Config::from_env(&std::env::vars().collect())
+    }
+
+    /// Loads with `env` standing in for the process environment (tests use this).
+    pub fn from_env(env: &HashMap<String, String>) -> Result<Config, ConfigError> {
+        let file = env.get("VIGIA_CONFIG").map(PathBuf::from);
+        let default_file = Path::new("config.toml");
+        let mut builder = config::Config::builder();
+        let path = file.as_deref().or(default_file.exists().then_some(default_file));
+        if let Some(path) = path {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?;
+            builder = builder.add_source(config::File::from_str(&text, config::FileFormat::Toml));
+        }
+        let nested: config::Map<String, String> =
+            env.iter().filter(|(k, _)| k.starts_with("VIGIA__")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        builder = builder.add_source(
+            config::Environment::with_prefix("VIGIA")
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true)
+                .source(Some(nested)),
+        );
+        for (var, key) in ENV_KEYS {
+            builder = builder.set_override_option(*key, env.get(*var).cloned())?;
+        }
+        let mut cfg: Config = builder.build()?.try_deserialize()?;
+        let secret = |name: &str| env.get(name).filter(|v| !v.is_empty()).map(|v| SecretString::from(v.clone()));
+        cfg.upstream.api_key = secret("TRANSPARENCY_API_KEY");
+        cfg.auth.admin_password = secret("VIGIA_ADMIN_PASSWORD");
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Range checks that types alone cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key, reason: &str| Err(ConfigError::Invalid { key, reason: reason.to_string() });
+        if !(self.agents.unload_after_minutes.is_finite() && self.agents.unload_after_minutes >= 0.0) {
+            return bad("agents.unload_after_minutes", "must be a number of minutes >= 0");
+        }
+        if self.agents.max_loaded_agents == 0 {
+            return bad("agents.max_loaded_agents", "must be at least 1");
+        }
+        if self.upstream.requests_per_minute == 0 {
+            return bad("upstream.requests_per_minute", "must be at least 1");
+        }
+        if !(self.upstream.timeout_secs.is_finite() && self.upstream.timeout_secs > 0.0) {
+            return bad("upstream.timeout_secs", "must be > 0");
+        }
+        if !(self.auth.login_delay_scale.is_finite() && self.auth.login_delay_scale >= 0.0) {
+            return bad("auth.login_delay_scale", "must be >= 0");
+        }
+        if self.investigations.max_concurrent == 0 {
+            return bad("investigations.max_concurrent", "must be at least 1");
+        }
+        if self.demo.records == 0 {
+            return bad("demo.records", "must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// Production mode: an upstream key is configured.
+    pub fn production_mode(&self) -> bool {
+        self.upstream.api_key.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let cfg = Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null")])).unwrap();
+        assert_eq!(cfg.server.addr.to_string(), "127.0.0.1:8000");
+        assert_eq!(cfg.agents.max_loaded_agents, 10);
+        assert_eq!(cfg.auth.access_token_ttl_secs, 900);
+        assert!(!cfg.production_mode());
+    }
+
+    #[test]
+    fn environment_overrides_the_file_and_nested_keys_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c.toml");
+        std::fs::write(&file, "[agents]\nmax_loaded_agents = 3\nunload_after_minutes = 2\n").unwrap();
+        let cfg = Config::from_env(&env(&[
+            ("VIGIA_CONFIG", file.to_str().unwrap()),
+            ("VIGIA__AGENTS__UNLOAD_AFTER_MINUTES", "0.05"),
+            ("VIGIA_ADDR", "127.0.0.1:9999"),
+            ("GRAPHQL_MAX_DEPTH", "7"),
+            ("TRANSPARENCY_API_KEY", "k"),
+        ]))
+        .unwrap();
+        assert_eq!(cfg.agents.max_loaded_agents, 3);
+        assert!((cfg.agents.unload_after_minutes - 0.05).abs() < 1e-9);
+        assert_eq!(cfg.server.addr.port(), 9999);
+        assert_eq!(cfg.graphql.max_depth, 7);
+        assert!(cfg.production_mode());
+    }
+
+    #[test]
+    fn an_invalid_value_fails_with_a_message_naming_the_key() {
+        let e = Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null"), ("VIGIA__AGENTS__MAX_LOADED_AGENTS", "0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("agents.max_loaded_agents"), "{e}");
+        let e = Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null"), ("VIGIA_ADDR", "not an address")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("server.addr"), "{e}");
+    }
+
+    #[test]
+    fn the_api_key_is_never_printed_by_debug() {
+        let cfg =
+            Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null"), ("TRANSPARENCY_API_KEY", "s3cr3t-key")])).unwrap();
+        assert!(!format!("{cfg:?}").contains("s3cr3t-key"));
+    }
+}

@@ -1,0 +1,91 @@
+//! Events of an investigation stream. Each has a sequence number (1, 2, ...) per
+//! investigation, is persisted before it is published, and is rendered by each transport in
+//! its naming variant.
+
+use serde::{Deserialize, Serialize};
+
+use super::investigation::{Phase, Status};
+
+/// One event with its sequence number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvestigationEvent {
+    /// 1-based, gap-free per investigation; the SSE `id`.
+    pub seq: u64,
+    /// The payload.
+    pub kind: EventKind,
+}
+
+/// The spec's stream events, plus the terminal events of runs that do not complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// `progress {percentage, current_phase, agents_active}`.
+    Progress {
+        /// 0-100.
+        percentage: f64,
+        /// Phase.
+        current_phase: Phase,
+        /// Agents analysing now.
+        agents_active: usize,
+    },
+    /// `anomaly {id, type, severity, confidence, description, affected_record}`.
+    Anomaly {
+        /// Anomaly id.
+        id: String,
+        /// Anomaly type (English wire name).
+        anomaly_type: String,
+        /// Severity (English wire name).
+        severity: String,
+        /// 0-1.
+        confidence: f64,
+        /// Description.
+        description: String,
+        /// Contract id of the primary record (or of the first related contract).
+        contract_id: Option<String>,
+        /// Supplier name.
+        supplier: Option<String>,
+        /// Value in R$.
+        value: Option<f64>,
+    },
+    /// `insight {agent, message, confidence}`.
+    Insight {
+        /// Agent id.
+        agent: String,
+        /// Text.
+        message: String,
+        /// 0-1.
+        confidence: f64,
+    },
+    /// `complete {total_anomalies, processing_time, agents_used}`.
+    Complete {
+        /// Anomalies in the results.
+        total_anomalies: usize,
+        /// Milliseconds.
+        processing_time: u64,
+        /// Agent ids.
+        agents_used: Vec<String>,
+        /// `completed` or `completed_fallback`.
+        status: Status,
+    },
+    /// The run failed: `error {code, message, recoverable}`.
+    Error {
+        /// Stable code.
+        code: String,
+        /// Safe message.
+        message: String,
+        /// Whether retrying may help.
+        recoverable: bool,
+    },
+    /// The run was cancelled.
+    Cancelled {
+        /// Whether some agents had finished (their results are kept).
+        partial_results_available: bool,
+    },
+}
+
+impl EventKind {
+    /// Whether this event ends the stream.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, EventKind::Complete { .. } | EventKind::Error { .. } | EventKind::Cancelled { .. })
+    }
+}

@@ -1,0 +1,66 @@
+//! Ports: what the runtime needs from storage and from data sources, as traits the outer
+//! layers implement. The runtime depends on these, never on sled or reqwest.
+
+use futures::future::BoxFuture;
+use vigia_agents::Dataset;
+use vigia_agents::query::QueryIntent;
+
+use super::event::InvestigationEvent;
+use super::investigation::{Investigation, InvestigationId, Provenance};
+use super::request::{DataSource, Filters};
+
+/// A failure behind a port; the message is safe to log (no secrets).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PortError {
+    /// The store could not read or write.
+    #[error("storage: {0}")]
+    Storage(String),
+    /// The data source could not deliver.
+    #[error("data source: {0}")]
+    Data(String),
+}
+
+/// Durable investigations and their events.
+pub trait InvestigationStore: Send + Sync + 'static {
+    /// Inserts or replaces an investigation.
+    fn save(&self, inv: &Investigation) -> Result<(), PortError>;
+    /// Reads one.
+    fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError>;
+    /// Every investigation, oldest first.
+    fn list(&self) -> Result<Vec<Investigation>, PortError>;
+    /// Appends an event (its `seq` must be the next one).
+    fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError>;
+    /// Events with `seq > after`, in order.
+    fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError>;
+    /// Makes every write so far durable.
+    fn flush(&self) -> BoxFuture<'_, Result<(), PortError>>;
+}
+
+/// What to fetch for one investigation.
+#[derive(Debug, Clone)]
+pub struct DataQuery {
+    /// The natural-language query.
+    pub query: String,
+    /// The requested source.
+    pub source: DataSource,
+    /// What the query asks for (organs, year, month, minimum value).
+    pub intent: QueryIntent,
+    /// The request's filters.
+    pub filters: Filters,
+}
+
+/// Records and where they came from.
+#[derive(Debug, Clone)]
+pub struct DataBatch {
+    /// Normalised records.
+    pub dataset: Dataset,
+    /// Source, demo flag, freshness, cache hit, fallback reason.
+    pub provenance: Provenance,
+}
+
+/// Fetches records for an investigation (upstream API, or demo data).
+pub trait DataProvider: Send + Sync + 'static {
+    /// Fetches; an upstream failure is not an error but a fallback to demo data, recorded in
+    /// `provenance.fallback_reason`. Errors are for requests no source can serve.
+    fn fetch<'a>(&'a self, query: &'a DataQuery) -> BoxFuture<'a, Result<DataBatch, PortError>>;
+}

@@ -1,0 +1,105 @@
+//! The one mapping from `crate::Error` to HTTP: status per code, and the spec's envelope in
+//! English (`{error: {code, message, details, request_id, timestamp}}`) or Portuguese
+//! (`{erro: {codigo, mensagem, detalhes, id_requisicao, timestamp}}`), chosen by route.
+//!
+//! Handlers return [`ApiError`], which only sets the status and attaches the error; the
+//! `envelope` middleware renders the body, because it alone knows the request id and path.
+//! Error responses that did not come from an `ApiError` (axum's own 404/405/413, a panic)
+//! are given an envelope by status there too, so no client ever sees a bare error.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{SecondsFormat, Utc};
+use serde_json::{Value, json};
+
+use crate::error::{Error, ErrorCode};
+
+/// Which naming variant a route speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// English identifiers.
+    En,
+    /// Portuguese identifiers.
+    Pt,
+}
+
+impl Lang {
+    /// Portuguese for the Portuguese investigation routes and the (Portuguese) auth routes.
+    pub fn for_path(path: &str) -> Lang {
+        if path.starts_with("/api/v1/investigacoes") || path.starts_with("/api/v1/auth") { Lang::Pt } else { Lang::En }
+    }
+}
+
+/// An error on its way out; rendered by the envelope middleware.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        ApiError(e)
+    }
+}
+
+/// The error attached to a response for the envelope middleware.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingError(pub Error);
+
+/// HTTP status of each code.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::Validation | ErrorCode::InvalidDataSource => StatusCode::BAD_REQUEST,
+        ErrorCode::ResourceNotFound
+        | ErrorCode::RouteNotFound
+        | ErrorCode::InvestigationNotFound
+        | ErrorCode::AgentNotFound => StatusCode::NOT_FOUND,
+        ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::InvestigationInProgress | ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::InsufficientData => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::AgentUnavailable | ErrorCode::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut resp = status_of(self.0.code).into_response();
+        resp.extensions_mut().insert(PendingError(self.0));
+        resp
+    }
+}
+
+/// The error for a bare error status produced outside the handlers.
+pub(crate) fn error_for_status(status: StatusCode, path: &str) -> Error {
+    match status {
+        StatusCode::NOT_FOUND => {
+            Error::new(ErrorCode::RouteNotFound, format!("no route for {path}")).with("path", path)
+        }
+        StatusCode::METHOD_NOT_ALLOWED => {
+            Error::new(ErrorCode::MethodNotAllowed, format!("method not allowed on {path}")).with("path", path)
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => Error::new(ErrorCode::PayloadTooLarge, "request body is too large"),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => {
+            Error::validation("body", status.canonical_reason().unwrap_or("invalid request"))
+        }
+        StatusCode::REQUEST_TIMEOUT => Error::new(ErrorCode::ServiceUnavailable, "request timed out"),
+        s if s.is_server_error() => Error::new(ErrorCode::Internal, "internal server error"),
+        s => Error::new(ErrorCode::Validation, s.canonical_reason().unwrap_or("request failed")),
+    }
+}
+
+/// The envelope body.
+pub(crate) fn envelope(lang: Lang, e: &Error, request_id: &str) -> Value {
+    let timestamp = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+    match lang {
+        Lang::En => json!({"error": {
+            "code": e.code.as_str(), "message": e.message, "details": e.details,
+            "request_id": request_id, "timestamp": timestamp,
+        }}),
+        Lang::Pt => json!({"erro": {
+            "codigo": e.code.as_pt(), "mensagem": e.message, "detalhes": e.details,
+            "id_requisicao": request_id, "timestamp": timestamp,
+        }}),
+    }
+}

@@ -1,0 +1,101 @@
+//! Cross-cutting layers: request ids (echoed or generated), the error envelope, request
+//! metrics, security headers, compression over 1 KB (never on event streams) and panics
+//! turned into a generic 500 envelope.
+
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use super::error::{ApiError, Lang, PendingError, envelope, error_for_status};
+use crate::error::{Error, ErrorCode};
+
+/// `X-Request-ID`.
+pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The request id of the current request, as handlers and the envelope see it.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// Request id, envelope and metrics in one pass, so each error body carries the same id as
+/// the response header and each request is counted once with its final status.
+pub async fn observe(mut req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let request_id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.chars().all(|c| c.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    req.extensions_mut().insert(RequestId(request_id.clone()));
+    let path = req.uri().path().to_string();
+    let method = req.method().clone();
+    let route =
+        req.extensions().get::<MatchedPath>().map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
+
+    let mut resp = next.run(req).await;
+
+    let status = resp.status();
+    let pending = resp.extensions_mut().remove::<PendingError>().map(|p| p.0);
+    let is_json = resp.headers().get(CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let error = pending.or_else(|| (status.as_u16() >= 400 && !is_json).then(|| error_for_status(status, &path)));
+    if let Some(error) = error {
+        let body = envelope(Lang::for_path(&path), &error, &request_id);
+        let mut fresh = (status, axum::Json(body)).into_response();
+        for (name, value) in resp.headers() {
+            if name != CONTENT_TYPE && name != CONTENT_LENGTH {
+                fresh.headers_mut().insert(name.clone(), value.clone());
+            }
+        }
+        resp = fresh;
+    }
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        resp.headers_mut().insert(REQUEST_ID.clone(), v);
+    }
+    let labels = [("method", method.to_string()), ("route", route), ("status", status.as_u16().to_string())];
+    metrics::counter!("vigia_http_requests_total", &labels).increment(1);
+    metrics::histogram!("vigia_http_request_duration_seconds", &labels[..2]).record(started.elapsed().as_secs_f64());
+    resp
+}
+
+/// The response to a panic in a handler: a generic 500; the panic goes to the log.
+pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response<Body> {
+    let text = err
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| err.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %text, "handler panicked");
+    ApiError(Error::new(ErrorCode::Internal, "internal server error")).into_response()
+}
+
+/// The security headers of the spec (Authentication, item 12) and `X-API-Version`.
+pub fn security_headers() -> impl Iterator<Item = SetResponseHeaderLayer<HeaderValue>> {
+    [
+        ("x-frame-options", "DENY"),
+        ("x-content-type-options", "nosniff"),
+        ("x-xss-protection", "1; mode=block"),
+        ("strict-transport-security", "max-age=31536000; includeSubDomains"),
+        ("content-security-policy", "default-src 'self'"),
+        ("x-api-version", "1"),
+    ]
+    .into_iter()
+    .map(|(name, value)| {
+        SetResponseHeaderLayer::if_not_present(HeaderName::from_static(name), HeaderValue::from_static(value))
+    })
+}
+
+/// gzip for bodies over 1 KB; never event streams, images or gRPC.
+pub fn compression() -> CompressionLayer<impl Predicate + Clone> {
+    let predicate =
+        SizeAbove::new(1024).and(NotForContentType::SSE).and(NotForContentType::IMAGES).and(NotForContentType::GRPC);
+    CompressionLayer::new().gzip(true).compress_when(predicate)
+}

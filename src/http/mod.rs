@@ -1,0 +1,71 @@
+//! The axum shell: routes, state, layers. Handlers extract, make one service call and map the
+//! result; they never name the actor system or the store.
+
+pub mod error;
+pub mod extract;
+mod health;
+mod investigations;
+pub mod middleware;
+mod sse;
+pub mod views;
+
+use std::sync::{Arc, OnceLock};
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tower::Layer;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
+
+use crate::runtime::ShutdownSignal;
+use crate::service::Services;
+
+/// Shared state of every handler.
+#[derive(Clone)]
+pub struct AppState {
+    /// Service facades.
+    pub services: Services,
+    /// Renders the Prometheus text.
+    pub metrics: PrometheusHandle,
+    /// Flips when the server begins shutting down (streams end).
+    pub shutdown: ShutdownSignal,
+    /// Seconds between keep-alive comments on streams.
+    pub keep_alive_secs: f64,
+}
+
+/// The process-wide Prometheus recorder (a recorder can be installed once per process; tests
+/// start many apps in one process and share it).
+pub fn metrics_handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets(&[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0])
+                .map(|b| b.build_recorder())
+                .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
+            let handle = recorder.handle();
+            let _ = metrics::set_global_recorder(recorder);
+            handle
+        })
+        .clone()
+}
+
+/// The whole application, trailing slashes trimmed before routing.
+pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
+    let mut router = Router::new()
+        .merge(health::router())
+        .merge(investigations::router())
+        .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .layer(CatchPanicLayer::custom(middleware::panic_response))
+        .layer(axum::middleware::from_fn(middleware::observe))
+        .layer(DefaultBodyLimit::max(body_limit));
+    for header in middleware::security_headers() {
+        router = router.layer(header);
+    }
+    let router = router.layer(middleware::compression()).with_state(state);
+    NormalizePathLayer::trim_trailing_slash().layer(router)
+}
+
+/// Reference-counted state pieces, for `startup`.
+pub type SharedServices = Arc<Services>;

@@ -1,0 +1,33 @@
+//! Server-Sent Events: every event carries its sequence number as `id` and its name as
+//! `event`; keep-alive comments flow while the run is quiet; the response is never
+//! compressed or buffered by proxies.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::http::HeaderValue;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+
+use super::error::Lang;
+use super::views;
+use crate::domain::InvestigationEvent;
+
+/// An investigation's events as an SSE response.
+pub fn investigation_stream(
+    lang: Lang,
+    events: impl Stream<Item = InvestigationEvent> + Send + 'static,
+    keep_alive_secs: f64,
+) -> Response {
+    let stream = events.map(move |e| {
+        let (name, data) = views::event(lang, &e);
+        Ok::<_, Infallible>(Event::default().id(e.seq.to_string()).event(name).data(data.to_string()))
+    });
+    let keep_alive = KeepAlive::new().interval(Duration::from_secs_f64(keep_alive_secs.max(0.1))).text("keep-alive");
+    let mut resp = Sse::new(stream).keep_alive(keep_alive).into_response();
+    let h = resp.headers_mut();
+    h.insert("connection", HeaderValue::from_static("keep-alive"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}

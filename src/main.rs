@@ -1,0 +1,42 @@
+//! The `vigia` binary: `serve` (default), `investigate` and `detect` (CONTRACT.md).
+
+use clap::Parser;
+use vigia::cli::{Cli, Command};
+use vigia::config::Config;
+use vigia::startup::{App, shutdown_signal};
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("vigia: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(config),
+        Command::Investigate(args) => vigia::cli::investigate(config, args),
+        Command::Detect(args) => vigia::cli::detect(args),
+    }
+}
+
+fn serve(config: Config) -> std::process::ExitCode {
+    vigia::telemetry::init(&config.log);
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("vigia: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async { App::build(config).await?.run_until_stopped(shutdown_signal()).await });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = format!("{e:#}"), "vigia stopped with an error");
+            eprintln!("vigia: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The driver of one investigation: walks the processing phases, fans the analysis out to the
+//! agents in parallel through the pool, merges their output and persists every event before
+//! publishing it. The only writer of an investigation's state while it runs.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use ractor::ActorRef;
+use ractor::rpc::CallResult;
+use tokio::sync::{mpsc, watch};
+use vigia_agents::model::report::Summary;
+use vigia_agents::{AgentId, AgentOutput, Anomaly, AnomalyType, CancelFlag, Contract, Dataset, DetectionParams};
+
+use super::emitter::Emitter;
+use super::events::EventHub;
+use super::host::{HostMsg, Job, JobFailure};
+use super::pool::{Lease, PoolMsg};
+use crate::domain::investigation::Results;
+use crate::domain::ports::{DataProvider, DataQuery, InvestigationStore};
+use crate::domain::{ErrorInfo, EventKind, Investigation, Phase, Status};
+
+/// What a driver needs; cloned into each run.
+#[derive(Clone)]
+pub(crate) struct DriverDeps {
+    pub store: Arc<dyn InvestigationStore>,
+    pub data: Arc<dyn DataProvider>,
+    pub pool: ActorRef<PoolMsg>,
+    pub hub: EventHub,
+    pub min_records: usize,
+    pub analysis_timeout: Duration,
+}
+
+/// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
+/// flags (also set alone when shutdown abandons the run, so no status is written).
+pub(crate) struct RunControl {
+    cancelled: CancelFlag,
+    signal: watch::Sender<bool>,
+    jobs: Mutex<Vec<CancelFlag>>,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        RunControl { cancelled: CancelFlag::new(), signal: watch::channel(false).0, jobs: Mutex::new(Vec::new()) }
+    }
+}
+
+impl RunControl {
+    /// A client cancelled: stop everything.
+    pub fn cancel(&self) {
+        self.cancelled.cancel();
+        self.signal.send_replace(true);
+        self.abort_jobs();
+    }
+    /// Resolves once a client cancelled.
+    async fn wait_cancelled(&self) {
+        let mut rx = self.signal.subscribe();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+    /// Stop the agents' work only (shutdown).
+    pub fn abort_jobs(&self) {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).iter().for_each(CancelFlag::cancel);
+    }
+    fn new_job(&self) -> CancelFlag {
+        let flag = CancelFlag::new();
+        if self.cancelled.is_cancelled() {
+            flag.cancel();
+        }
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).push(flag.clone());
+        flag
+    }
+}
+
+enum Outcome {
+    Done(Box<Results>),
+    Cancelled(Option<Box<Results>>),
+    Failed(ErrorInfo),
+}
+
+/// Which agents analyse an investigation: those whose analyses cover the wanted types.
+pub(crate) fn plan(params: &DetectionParams) -> Vec<AgentId> {
+    let mut agents = Vec::new();
+    if [AnomalyType::PriceAnomaly, AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]
+        .iter()
+        .any(|t| params.wants(*t))
+    {
+        agents.push(AgentId::Zumbi);
+    }
+    if params.wants(AnomalyType::PatternAnomaly) || params.wants(AnomalyType::TemporalAnomaly) {
+        agents.push(AgentId::Anita);
+    }
+    agents
+}
+
+/// Runs one investigation to its end and writes the final state.
+pub(crate) async fn run(deps: DriverDeps, inv: Investigation, control: Arc<RunControl>) {
+    let id = inv.id;
+    let mut em = Emitter::new(deps.store.clone(), deps.hub.clone(), inv);
+    let started = std::time::Instant::now();
+    let outcome = drive(&deps, &mut em, &control, started).await;
+    em.finish(outcome_parts(outcome)).await;
+    deps.hub.close(id);
+}
+
+fn outcome_parts(o: Outcome) -> (Status, Option<Box<Results>>, Option<ErrorInfo>) {
+    match o {
+        Outcome::Done(r) => {
+            let status =
+                if r.provenance.fallback_reason.is_some() { Status::CompletedFallback } else { Status::Completed };
+            (status, Some(r), None)
+        }
+        Outcome::Cancelled(r) => (Status::Cancelled, r, None),
+        Outcome::Failed(e) => (Status::Failed, None, Some(e)),
+    }
+}
+
+fn failed(code: &str, message: String, recoverable: bool) -> Outcome {
+    Outcome::Failed(ErrorInfo { code: code.into(), message, recoverable, details: Default::default() })
+}
+
+async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, started: std::time::Instant) -> Outcome {
+    em.phase(Phase::Initialization, 0);
+    em.phase(Phase::DataCollection, 0);
+    let req = em.inv().request.clone();
+    let query = DataQuery {
+        query: req.query.clone(),
+        source: req.source(),
+        intent: vigia_agents::query::interpret(&req.query),
+        filters: req.filters.clone(),
+    };
+    let fetched = tokio::select! {
+        r = deps.data.fetch(&query) => r,
+        _ = control.wait_cancelled() => return Outcome::Cancelled(None),
+    };
+    let batch = match fetched {
+        Ok(b) => b,
+        Err(e) => return failed("DATA_UNAVAILABLE", format!("no data could be collected: {e}"), true),
+    };
+    em.phase(Phase::Preprocessing, 0);
+    let provenance = batch.provenance;
+    let contracts: Vec<_> = batch.dataset.contracts.into_iter().filter(|c| req.filters.keep(c)).collect();
+    let dataset = Arc::new(Dataset::from_contracts(contracts));
+    em.inv_mut().progress.records_processed = dataset.len();
+    if dataset.len() < deps.min_records {
+        let mut e = ErrorInfo {
+            code: "INSUFFICIENT_DATA".into(),
+            message: format!("{} records match the request; at least {} are needed", dataset.len(), deps.min_records),
+            recoverable: true,
+            details: Default::default(),
+        };
+        e.details.insert("records_found".into(), dataset.len().into());
+        e.details.insert("minimum_required".into(), deps.min_records.into());
+        e.details
+            .insert("suggestion".into(), "widen the date range, remove value filters or name another organ".into());
+        return Outcome::Failed(e);
+    }
+    let params = em.inv().params.clone();
+    let agents = plan(&params);
+    em.inv_mut().progress.agents_invoked = agents.len();
+    em.phase(Phase::AgentAnalysis, agents.len());
+    let analysis = analyse(deps, em, control, &dataset, &params, &agents).await;
+    let (mut anomalies, outputs, agents_failed) = analysis;
+    let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
+    let mut insights = Vec::new();
+    let mut recommendations: Vec<String> = Vec::new();
+    for (_, out) in outputs {
+        insights.extend(out.insights);
+        for r in out.recommendations {
+            if !recommendations.contains(&r) {
+                recommendations.push(r);
+            }
+        }
+    }
+    let partial = |anomalies: Vec<Anomaly>, insights, recommendations, agents_used, agents_failed| Results {
+        summary: Summary::of(&anomalies),
+        anomalies,
+        insights,
+        recommendations,
+        agents_used,
+        agents_failed,
+        records_analyzed: dataset.len(),
+        execution_time_ms: started.elapsed().as_millis() as u64,
+        provenance: provenance.clone(),
+    };
+    if control.cancelled.is_cancelled() {
+        let any = !agents_used.is_empty();
+        return Outcome::Cancelled(
+            any.then(|| Box::new(partial(anomalies, insights, recommendations, agents_used, agents_failed))),
+        );
+    }
+    if agents_used.is_empty() && !agents.is_empty() {
+        let why: Vec<String> = agents_failed.iter().map(|(a, e)| format!("{a}: {e}")).collect();
+        return failed("AGENTS_FAILED", format!("every agent failed ({})", why.join("; ")), true);
+    }
+    em.phase(Phase::PatternDetection, 0);
+    anomalies.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(b.value_at_stake().total_cmp(&a.value_at_stake()))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    if let Some(max) = req.max_results {
+        anomalies.truncate(max as usize);
+    }
+    em.phase(Phase::ResultAggregation, 0);
+    let results = partial(anomalies, insights, recommendations, agents_used, agents_failed);
+    em.phase(Phase::ReportGeneration, 0);
+    Outcome::Done(Box::new(results))
+}
+
+type Analysis = (Vec<Anomaly>, Vec<(AgentId, AgentOutput)>, Vec<(String, String)>);
+
+/// Runs every agent in parallel, streaming progress, anomalies and insights as agents finish.
+async fn analyse(
+    deps: &DriverDeps,
+    em: &mut Emitter,
+    control: &RunControl,
+    dataset: &Arc<Dataset>,
+    params: &DetectionParams,
+    agents: &[AgentId],
+) -> Analysis {
+    let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<(usize, f32)>();
+    let mut pending = FuturesUnordered::new();
+    let mut failed: Vec<(String, String)> = Vec::new();
+    for (idx, agent) in agents.iter().copied().enumerate() {
+        let lease = match acquire(&deps.pool, agent).await {
+            Ok(l) => l,
+            Err(e) => {
+                failed.push((agent.as_str().into(), e));
+                continue;
+            }
+        };
+        let tx = progress_tx.clone();
+        let job = Job {
+            dataset: dataset.clone(),
+            params: params.clone(),
+            cancel: control.new_job(),
+            progress: Arc::new(move |f| {
+                let _ = tx.send((idx, f));
+            }),
+        };
+        let timeout = deps.analysis_timeout;
+        pending.push(async move {
+            let r = lease.host.call(|reply| HostMsg::Analyse(Box::new(job), reply), Some(timeout)).await;
+            (agent, r)
+        });
+    }
+    drop(progress_tx);
+    let mut fractions = vec![0f32; agents.len()];
+    let mut last_pct = Phase::AgentAnalysis.start_percentage();
+    let mut emitted: HashSet<String> = HashSet::new();
+    let mut anomalies = Vec::new();
+    let mut outputs = Vec::new();
+    let index: HashMap<&str, &Contract> = dataset.contracts.iter().map(|c| (c.id.as_str(), c)).collect();
+    while !pending.is_empty() {
+        tokio::select! {
+            Some((idx, f)) = progress_rx.recv() => {
+                fractions[idx] = f.clamp(0.0, 1.0);
+                let pct = agent_pct(&fractions);
+                if pct - last_pct >= 5.0 {
+                    last_pct = pct;
+                    em.progress(Phase::AgentAnalysis, pct, pending.len());
+                }
+            }
+            Some((agent, r)) = pending.next() => {
+                match flatten(r) {
+                    Ok(out) => {
+                        for a in &out.anomalies {
+                            if emitted.insert(a.id.clone()) {
+                                em.anomaly(a, &index);
+                                anomalies.push(a.clone());
+                            }
+                        }
+                        for i in &out.insights {
+                            em.emit(EventKind::Insight { agent: i.agent.clone(), message: i.insight.clone(), confidence: i.confidence });
+                        }
+                        outputs.push((agent, out));
+                    }
+                    Err(e) => failed.push((agent.as_str().into(), e)),
+                }
+                if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
+                let pct = agent_pct(&fractions);
+                last_pct = pct;
+                em.progress(Phase::AgentAnalysis, pct, pending.len());
+            }
+        }
+    }
+    // Completion order is a race; plan order keeps results identical for identical input.
+    outputs.sort_by_key(|(a, _)| agents.iter().position(|x| x == a));
+    failed.sort();
+    (anomalies, outputs, failed)
+}
+
+fn agent_pct(fractions: &[f32]) -> f64 {
+    let mean = if fractions.is_empty() { 1.0 } else { fractions.iter().sum::<f32>() as f64 / fractions.len() as f64 };
+    let (lo, hi) = (Phase::AgentAnalysis.start_percentage(), Phase::PatternDetection.start_percentage());
+    lo + (hi - lo) * mean
+}
+
+fn flatten(
+    r: Result<CallResult<Result<AgentOutput, JobFailure>>, ractor::MessagingErr<HostMsg>>,
+) -> Result<AgentOutput, String> {
+    match r {
+        Ok(CallResult::Success(Ok(out))) => Ok(out),
+        Ok(CallResult::Success(Err(e))) => Err(e.to_string()),
+        Ok(CallResult::Timeout) => Err("analysis timed out".into()),
+        Ok(CallResult::SenderError) => Err("agent stopped before answering".into()),
+        Err(_) => Err("agent is not running".into()),
+    }
+}
+
+async fn acquire(pool: &ActorRef<PoolMsg>, agent: AgentId) -> Result<Lease, String> {
+    match pool.call(|r| PoolMsg::Acquire(agent, r), Some(Duration::from_secs(10))).await {
+        Ok(CallResult::Success(Ok(lease))) => Ok(lease),
+        Ok(CallResult::Success(Err(e))) => Err(e.to_string()),
+        _ => Err("agent pool did not answer".into()),
+    }
+}
+
+/// Marks the end of a run in the log and metrics.
+pub(crate) fn record_end(status: Status) {
+    metrics::counter!("vigia_investigations_total", "status" => status.as_str()).increment(1);
+    tracing::info!(status = status.as_str(), at = %Utc::now(), "investigation finished");
+}

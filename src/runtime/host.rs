@@ -1,0 +1,144 @@
+//! `AgentHost`: the actor that hosts one analysis agent. Analyses run on the blocking pool in
+//! a spawned task that reports back by message, so the mailbox stays free for cancel and stop.
+//! A panicking analysis makes the actor fail, which its supervisor (the pool) sees.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use vigia_agents::{Agent, AgentId, AgentOutput, AnalysisContext, AnalysisError, CancelFlag, Dataset, DetectionParams};
+
+use super::memory;
+
+/// Builds agents from ids; tests inject their own (e.g. an agent that panics).
+pub type AgentFactory = Arc<dyn Fn(AgentId) -> Option<Box<dyn Agent>> + Send + Sync>;
+
+/// State the pool shares with a host without messaging it.
+#[derive(Default)]
+pub(crate) struct HostShared {
+    /// Analyses running now.
+    pub in_flight: AtomicUsize,
+    /// Net bytes the agent's construction kept (measured, see `memory::measure`).
+    pub memory_bytes: AtomicI64,
+}
+
+/// One analysis to run.
+pub(crate) struct Job {
+    pub dataset: Arc<Dataset>,
+    pub params: DetectionParams,
+    pub cancel: CancelFlag,
+    pub progress: Arc<dyn Fn(f32) + Send + Sync>,
+}
+
+/// Why an analysis produced nothing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum JobFailure {
+    #[error("cancelled")]
+    Cancelled,
+    #[error("agent panicked: {0}")]
+    Panicked(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub(crate) enum HostMsg {
+    Analyse(Box<Job>, RpcReplyPort<Result<AgentOutput, JobFailure>>),
+    /// Sets the cancel flag of every running analysis (forced unload).
+    CancelAll,
+    JobDone {
+        job: u64,
+        panic: Option<String>,
+    },
+}
+
+pub(crate) struct HostArgs {
+    pub id: AgentId,
+    pub factory: AgentFactory,
+    pub shared: Arc<HostShared>,
+}
+
+pub(crate) struct HostState {
+    agent: Arc<dyn Agent>,
+    shared: Arc<HostShared>,
+    running: HashMap<u64, CancelFlag>,
+    next_job: u64,
+}
+
+pub(crate) struct AgentHost;
+
+impl Actor for AgentHost {
+    type Msg = HostMsg;
+    type State = HostState;
+    type Arguments = HostArgs;
+
+    async fn pre_start(&self, _me: ActorRef<HostMsg>, args: HostArgs) -> Result<HostState, ActorProcessingErr> {
+        let (agent, bytes) = memory::measure(|| (args.factory)(args.id).map(Arc::<dyn Agent>::from));
+        let agent = agent.ok_or_else(|| format!("agent {} has no analysis implemented", args.id))?;
+        args.shared.memory_bytes.store(bytes.max(0), Ordering::Relaxed);
+        Ok(HostState { agent, shared: args.shared, running: HashMap::new(), next_job: 0 })
+    }
+
+    async fn handle(&self, me: ActorRef<HostMsg>, msg: HostMsg, st: &mut HostState) -> Result<(), ActorProcessingErr> {
+        match msg {
+            HostMsg::Analyse(job, reply) => {
+                st.next_job += 1;
+                let job_id = st.next_job;
+                st.running.insert(job_id, job.cancel.clone());
+                st.shared.in_flight.fetch_add(1, Ordering::AcqRel);
+                let agent = st.agent.clone();
+                tokio::spawn(async move {
+                    let run = tokio::task::spawn_blocking(move || {
+                        let progress = |f: f32| (job.progress)(f);
+                        let ctx = AnalysisContext {
+                            dataset: &job.dataset,
+                            params: &job.params,
+                            cancel: &job.cancel,
+                            progress: &progress,
+                        };
+                        agent.analyse(&ctx)
+                    })
+                    .await;
+                    let (result, panic) = match run {
+                        Ok(Ok(out)) => (Ok(out), None),
+                        Ok(Err(AnalysisError::Cancelled)) => (Err(JobFailure::Cancelled), None),
+                        Ok(Err(AnalysisError::InvalidInput(m))) => (Err(JobFailure::Invalid(m)), None),
+                        Err(e) => {
+                            let text = panic_text(e);
+                            (Err(JobFailure::Panicked(text.clone())), Some(text))
+                        }
+                    };
+                    let _ = reply.send(result);
+                    let _ = me.cast(HostMsg::JobDone { job: job_id, panic });
+                });
+            }
+            HostMsg::CancelAll => st.running.values().for_each(CancelFlag::cancel),
+            HostMsg::JobDone { job, panic } => {
+                st.running.remove(&job);
+                st.shared.in_flight.fetch_sub(1, Ordering::AcqRel);
+                if let Some(text) = panic {
+                    return Err(format!("analysis of {} panicked: {text}", st.agent.id()).into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(&self, _me: ActorRef<HostMsg>, st: &mut HostState) -> Result<(), ActorProcessingErr> {
+        // Work still running when the host stops (forced unload, shutdown) is told to stop.
+        st.running.values().for_each(CancelFlag::cancel);
+        st.shared.in_flight.store(0, Ordering::Release);
+        Ok(())
+    }
+}
+
+fn panic_text(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into()),
+        Err(e) => e.to_string(),
+    }
+}

@@ -1,0 +1,99 @@
+//! Memory measurement. A global allocator wrapping the system one keeps two counters: the
+//! process-wide net heap bytes, and a per-thread net count. An agent's memory is the net bytes
+//! its construction allocated and kept on the constructing thread ([`measure`]), so the figures
+//! admins see are allocations that really happened, not struct sizes. The process total is also
+//! read from the kernel's resident set size ([`rss_bytes`]).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// The counting allocator (installed in `lib.rs`).
+pub struct CountingAllocator;
+
+static HEAP: AtomicI64 = AtomicI64::new(0);
+
+thread_local! {
+    static THREAD_NET: Cell<i64> = const { Cell::new(0) };
+}
+
+#[inline]
+fn record(delta: i64) {
+    HEAP.fetch_add(delta, Ordering::Relaxed);
+    let _ = THREAD_NET.try_with(|c| c.set(c.get() + delta));
+}
+
+// SAFETY: every method forwards to `System` with the same arguments; the counters only observe.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            record(layout.size() as i64);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            record(layout.size() as i64);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) };
+        record(-(layout.size() as i64));
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded unchanged.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            record(new_size as i64 - layout.size() as i64);
+        }
+        p
+    }
+}
+
+/// Runs `f` and returns its result with the net heap bytes it allocated and did not free on
+/// this thread (what the returned value and anything it stored keep alive). `f` must not
+/// await or hop threads, which a plain closure cannot.
+pub fn measure<R>(f: impl FnOnce() -> R) -> (R, i64) {
+    let before = THREAD_NET.with(Cell::get);
+    let r = f();
+    let after = THREAD_NET.with(Cell::get);
+    (r, after - before)
+}
+
+/// Net heap bytes of the whole process (allocated minus freed).
+pub fn heap_bytes() -> i64 {
+    HEAP.load(Ordering::Relaxed)
+}
+
+/// Resident set size of the process from `/proc/self/status` (Linux); `None` elsewhere.
+pub fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Bytes to MiB, rounded to 3 decimals (what the admin API reports).
+pub fn to_mb(bytes: i64) -> f64 {
+    (bytes.max(0) as f64 / (1024.0 * 1024.0) * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measure_counts_what_a_closure_keeps_and_not_what_it_frees() {
+        let (kept, bytes) = measure(|| vec![0u8; 1 << 20]);
+        assert!(bytes >= 1 << 20, "{bytes}");
+        let ((), freed) = measure(|| drop(vec![0u8; 1 << 20]));
+        assert!(freed.abs() < 1024, "{freed}");
+        drop(kept);
+    }
+}

@@ -1,0 +1,250 @@
+//! The actor runtime; ractor lives here and nowhere else. `RuntimeHandle` is the typed,
+//! timed, `Result`-returning face the service layer uses; nobody outside holds an `ActorRef`.
+//!
+//! ```text
+//! RuntimeHandle
+//! ├── Orchestrator       Start / Cancel / Finished / Drain; one driver task per run
+//! └── AgentPool          the single owner of agent lifecycles
+//!     └── AgentHost<id>  spawned on first use (linked), reaped after idle time
+//! ```
+
+mod driver;
+mod emitter;
+mod events;
+mod host;
+pub mod memory;
+mod orchestrator;
+mod pool;
+pub mod reports;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::rpc::CallResult;
+use ractor::{Actor, ActorRef};
+use tokio::sync::{broadcast, watch};
+use vigia_agents::AgentId;
+
+use driver::DriverDeps;
+pub use events::EventHub;
+pub use host::AgentFactory;
+use orchestrator::{OrchMsg, Orchestrator};
+use pool::{AgentPool, PoolArgs, PoolMsg};
+use reports::*;
+
+use crate::config::AgentsConfig;
+use crate::domain::ports::{DataProvider, InvestigationStore};
+use crate::domain::{Investigation, InvestigationEvent, InvestigationId};
+
+/// Runtime failures, as the service layer sees them.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RuntimeError {
+    /// The agent cannot run now.
+    #[error("agent {agent} is unavailable (retry in {retry_after_secs:.0} s)")]
+    AgentUnavailable {
+        /// Which agent.
+        agent: AgentId,
+        /// Seconds until it may be tried again (0 = not implemented or failed to start).
+        retry_after_secs: f64,
+    },
+    /// An actor did not answer in time or is gone (shutdown).
+    #[error("runtime did not answer: {0}")]
+    NoAnswer(&'static str),
+}
+
+impl RuntimeError {
+    fn logged(self, cause: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "{self}");
+        self
+    }
+}
+
+/// How long an administrative call to an actor may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The typed handle to the runtime. Cheap to clone.
+#[derive(Clone)]
+pub struct RuntimeHandle {
+    pool: ActorRef<PoolMsg>,
+    orchestrator: ActorRef<OrchMsg>,
+    hub: EventHub,
+    factory: AgentFactory,
+}
+
+/// Everything the runtime is built from.
+pub struct RuntimeDeps {
+    /// Durable investigations.
+    pub store: Arc<dyn InvestigationStore>,
+    /// Data for investigations.
+    pub data: Arc<dyn DataProvider>,
+    /// Builds agents (the real registry in production, test doubles in tests).
+    pub factory: AgentFactory,
+    /// `[agents]` settings.
+    pub agents: AgentsConfig,
+    /// Fewer records fail a run with INSUFFICIENT_DATA.
+    pub min_records: usize,
+}
+
+/// The real agents of the `vigia-agents` crate.
+pub fn default_factory() -> AgentFactory {
+    Arc::new(vigia_agents::instantiate)
+}
+
+async fn call<M, T>(
+    actor: &ActorRef<M>,
+    what: &'static str,
+    msg: impl FnOnce(ractor::RpcReplyPort<T>) -> M,
+) -> Result<T, RuntimeError>
+where
+    M: ractor::Message,
+    T: Send + 'static,
+{
+    match actor.call(msg, Some(CALL_TIMEOUT)).await {
+        Ok(CallResult::Success(v)) => Ok(v),
+        _ => Err(RuntimeError::NoAnswer(what)),
+    }
+}
+
+impl RuntimeHandle {
+    /// Starts the pool and the orchestrator.
+    pub async fn start(deps: RuntimeDeps) -> Result<RuntimeHandle, ractor::SpawnErr> {
+        let settings = PoolSettings {
+            unload_after_minutes: deps.agents.unload_after_minutes,
+            max_loaded_agents: deps.agents.max_loaded_agents,
+            preload_agents: Vec::new(),
+        };
+        let args = PoolArgs {
+            factory: deps.factory.clone(),
+            settings,
+            max_failures: deps.agents.max_failures,
+            failure_window: Duration::from_secs_f64(deps.agents.failure_window_secs),
+            unavailable_for: Duration::from_secs_f64(deps.agents.unavailable_secs),
+        };
+        let (pool, _) = Actor::spawn(None, AgentPool, args).await?;
+        let hub = EventHub::default();
+        let driver = DriverDeps {
+            store: deps.store,
+            data: deps.data,
+            pool: pool.clone(),
+            hub: hub.clone(),
+            min_records: deps.min_records,
+            analysis_timeout: Duration::from_secs_f64(deps.agents.analysis_timeout_secs),
+        };
+        let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
+        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory })
+    }
+
+    /// Starts running an investigation already saved as `processing`. `false` when the
+    /// runtime is draining or the investigation already runs.
+    pub async fn start_investigation(&self, inv: Investigation) -> Result<bool, RuntimeError> {
+        call(&self.orchestrator, "orchestrator", |r| OrchMsg::Start(Box::new(inv), r)).await
+    }
+
+    /// Cancels a running investigation; resolves when it has stopped (or after `wait`).
+    /// `false` when it was not running here.
+    pub async fn cancel_investigation(&self, id: InvestigationId, wait: Duration) -> Result<bool, RuntimeError> {
+        let Some(mut done) = call(&self.orchestrator, "orchestrator", |r| OrchMsg::Cancel(id, r)).await? else {
+            return Ok(false);
+        };
+        let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
+        Ok(true)
+    }
+
+    /// Investigations running now.
+    pub async fn running(&self) -> Result<usize, RuntimeError> {
+        call(&self.orchestrator, "orchestrator", OrchMsg::Running).await
+    }
+
+    /// Live events of an investigation.
+    pub fn subscribe(&self, id: InvestigationId) -> broadcast::Receiver<InvestigationEvent> {
+        self.hub.subscribe(id)
+    }
+
+    /// Loads an agent (spawns its actor) if it is not loaded.
+    pub async fn load(&self, id: AgentId) -> Result<LoadReport, RuntimeError> {
+        call(&self.pool, "agent pool", |r| PoolMsg::Load(id, r)).await?
+    }
+
+    /// Unloads an agent; `force` cancels its running analyses first.
+    pub async fn unload(&self, id: AgentId, force: bool) -> Result<UnloadReport, RuntimeError> {
+        call(&self.pool, "agent pool", |r| PoolMsg::Unload(id, force, r)).await?
+    }
+
+    /// Loads every implemented agent (or the configured preload list), up to the cap.
+    pub async fn preload_all(&self) -> Result<PreloadReport, RuntimeError> {
+        call(&self.pool, "agent pool", PoolMsg::PreloadAll).await
+    }
+
+    /// Unloads every agent with no analysis in flight.
+    pub async fn cleanup(&self) -> Result<CleanupReport, RuntimeError> {
+        call(&self.pool, "agent pool", PoolMsg::Cleanup).await
+    }
+
+    /// Loaded agents, memory, settings and counters.
+    pub async fn status(&self) -> Result<PoolStatus, RuntimeError> {
+        call(&self.pool, "agent pool", PoolMsg::Status).await
+    }
+
+    /// Changes the lazy-loading settings at run time.
+    pub async fn configure(&self, settings: PoolSettings) -> Result<PoolStatus, RuntimeError> {
+        call(&self.pool, "agent pool", |r| PoolMsg::Configure(settings, r)).await
+    }
+
+    /// Whether an agent's analysis is implemented (it can be loaded).
+    pub fn is_implemented(&self, id: AgentId) -> bool {
+        (self.factory)(id).is_some()
+    }
+
+    /// The ordered shutdown of the runtime: refuse new runs, give running ones `grace` to
+    /// finish, abandon the rest (their agents' work is cancelled and they stay `processing`
+    /// in the store, to be resumed at the next start), then stop every agent and the actors.
+    pub async fn shutdown(&self, grace: Duration) {
+        let draining = call(&self.orchestrator, "orchestrator", OrchMsg::Drain).await.unwrap_or_default();
+        let deadline = tokio::time::Instant::now() + grace;
+        for run in draining {
+            let mut task = run.task;
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                tracing::warn!(investigation = %run.id, "abandoning a running investigation; it resumes at next start");
+                run.control.abort_jobs();
+                task.abort();
+            }
+        }
+        let _ = call(&self.pool, "agent pool", PoolMsg::StopAll).await;
+        self.orchestrator.stop(Some("shutdown".into()));
+        self.pool.stop(Some("shutdown".into()));
+    }
+}
+
+/// A `watch`-based signal that flips once, for streams that must end at shutdown.
+#[derive(Clone)]
+pub struct ShutdownSignal(watch::Receiver<bool>);
+
+/// The sending side of [`ShutdownSignal`].
+pub struct ShutdownTrigger(watch::Sender<bool>);
+
+/// A new trigger and its signal.
+pub fn shutdown_channel() -> (ShutdownTrigger, ShutdownSignal) {
+    let (tx, rx) = watch::channel(false);
+    (ShutdownTrigger(tx), ShutdownSignal(rx))
+}
+
+impl ShutdownTrigger {
+    /// Flips the signal.
+    pub fn trigger(&self) {
+        let _ = self.0.send(true);
+    }
+}
+
+impl ShutdownSignal {
+    /// Resolves once shutdown began.
+    pub async fn wait(mut self) {
+        let _ = self.0.wait_for(|v| *v).await;
+    }
+    /// Whether shutdown began.
+    pub fn is_triggered(&self) -> bool {
+        *self.0.borrow()
+    }
+}
+
+#[cfg(test)]
+mod tests;

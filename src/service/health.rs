@@ -1,0 +1,102 @@
+//! Health: liveness, readiness and a detailed report of the store, the runtime and the
+//! upstream mode.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::runtime::{RuntimeHandle, memory};
+use crate::storage::Store;
+use crate::upstream::Provider;
+
+/// The detailed health report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Detailed {
+    /// `healthy` when every component is, else `degraded`.
+    pub status: &'static str,
+    /// Crate version.
+    pub version: &'static str,
+    /// Seconds since start.
+    pub uptime_seconds: f64,
+    /// Per component: `{status, ...}`.
+    pub components: Value,
+}
+
+/// The health facade.
+pub struct HealthService {
+    store: Store,
+    runtime: RuntimeHandle,
+    provider: Arc<Provider>,
+    started: Instant,
+    ready: AtomicBool,
+}
+
+impl HealthService {
+    /// Builds the facade; not ready until [`HealthService::mark_ready`].
+    pub fn new(store: Store, runtime: RuntimeHandle, provider: Arc<Provider>) -> Self {
+        HealthService { store, runtime, provider, started: Instant::now(), ready: AtomicBool::new(false) }
+    }
+
+    /// Called once the listener accepts work.
+    pub fn mark_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// Called when shutdown begins.
+    pub fn mark_not_ready(&self) {
+        self.ready.store(false, Ordering::Release);
+    }
+
+    /// Whether the server accepts work.
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    /// Seconds since start.
+    pub fn uptime(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Checks every component.
+    pub async fn detailed(&self) -> Detailed {
+        let store = match self.store.ping() {
+            Ok(()) => json!({"status": "healthy", "engine": "sled", "size_on_disk_bytes": self.store.size_on_disk()}),
+            Err(e) => {
+                tracing::error!(error = %e, "store health check failed");
+                json!({"status": "unhealthy", "engine": "sled"})
+            }
+        };
+        let runtime = match (self.runtime.status().await, self.runtime.running().await) {
+            (Ok(s), Ok(running)) => json!({
+                "status": "healthy",
+                "loaded_agents": s.loaded_agents,
+                "implemented_agents": s.implemented_agents,
+                "unavailable_agents": s.unavailable_agents,
+                "investigations_running": running,
+            }),
+            _ => json!({"status": "unhealthy"}),
+        };
+        let production = self.provider.production_mode();
+        let upstream = json!({
+            "status": "healthy",
+            "mode": if production { "production" } else { "demo" },
+            "source": if production { "portal_transparencia_api" } else { "demo_data" },
+            "api_key_configured": production,
+        });
+        let process = json!({
+            "status": "healthy",
+            "rss_mb": memory::rss_bytes().map(|b| memory::to_mb(b as i64)),
+            "heap_mb": memory::to_mb(memory::heap_bytes()),
+        });
+        let all_ok = [&store, &runtime].iter().all(|c| c["status"] == "healthy");
+        Detailed {
+            status: if all_ok { "healthy" } else { "degraded" },
+            version: env!("CARGO_PKG_VERSION"),
+            uptime_seconds: self.uptime(),
+            components: json!({"store": store, "runtime": runtime, "upstream": upstream, "process": process}),
+        }
+    }
+}

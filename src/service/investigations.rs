@@ -1,0 +1,272 @@
+//! Investigations: start, status, results, list, cancel and the resumable event stream.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use futures::Stream;
+use tokio::sync::broadcast::error::RecvError;
+use uuid::Uuid;
+
+use crate::domain::ports::InvestigationStore;
+use crate::domain::{Investigation, InvestigationEvent, InvestigationId, InvestigationRequest, Status};
+use crate::error::{Error, ErrorCode, Result};
+use crate::runtime::{RuntimeHandle, ShutdownSignal};
+use crate::storage::Store;
+use crate::upstream::Provider;
+
+/// What the start call answers.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The new investigation.
+    pub investigation: Investigation,
+    /// When it is expected to finish.
+    pub estimated_completion: DateTime<Utc>,
+}
+
+/// What the cancel call answers.
+#[derive(Debug, Clone)]
+pub struct Cancelled {
+    /// The investigation id.
+    pub id: InvestigationId,
+    /// Its status after the call.
+    pub status: Status,
+    /// Whether some agents had finished before the cancel.
+    pub partial_results_available: bool,
+}
+
+/// List filters and paging (already parsed by the transport).
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Only this status.
+    pub status: Option<Status>,
+    /// Only this data source.
+    pub data_source: Option<String>,
+    /// Created on or after.
+    pub date_from: Option<NaiveDate>,
+    /// Created on or before.
+    pub date_to: Option<NaiveDate>,
+    /// At least this many anomalies.
+    pub min_anomalies: Option<usize>,
+    /// Sort key (`created_at`, `completed_at`, `anomalies_found`, `risk_score`, `status`) and
+    /// whether descending.
+    pub sort: (String, bool),
+    /// 1-based page.
+    pub page: usize,
+    /// Page size, 1 to 100.
+    pub limit: usize,
+}
+
+/// One page of investigations.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The items.
+    pub items: Vec<Investigation>,
+    /// Items matching the filters.
+    pub total: usize,
+}
+
+/// The investigation facade.
+pub struct InvestigationService {
+    store: Store,
+    runtime: RuntimeHandle,
+    provider: Arc<Provider>,
+    max_concurrent: usize,
+    shutdown: ShutdownSignal,
+}
+
+impl InvestigationService {
+    /// Builds the facade.
+    pub fn new(
+        store: Store,
+        runtime: RuntimeHandle,
+        provider: Arc<Provider>,
+        max_concurrent: usize,
+        shutdown: ShutdownSignal,
+    ) -> Self {
+        InvestigationService { store, runtime, provider, max_concurrent, shutdown }
+    }
+
+    /// Validates, persists durably, then starts the run. Once this returns the investigation
+    /// survives a crash (it resumes at the next start).
+    pub async fn start(&self, request: InvestigationRequest, user_id: Uuid) -> Result<Started> {
+        request.validate()?;
+        let source = request.source();
+        if !self.provider.supports(source) {
+            return Err(Error::new(
+                ErrorCode::InvalidDataSource,
+                format!("data source '{}' is not available in this deployment", source.as_str()),
+            )
+            .with("data_source", source.as_str())
+            .with("available", serde_json::json!(["portal_transparencia"])));
+        }
+        let running = self.runtime.running().await.map_err(Error::internal)?;
+        if running >= self.max_concurrent {
+            return Err(Error::new(
+                ErrorCode::RateLimitExceeded,
+                "too many concurrent investigations; try again shortly",
+            )
+            .with("max_concurrent", self.max_concurrent)
+            .with("retry_after", 5));
+        }
+        let inv = Investigation::start(request, user_id);
+        self.store.save(&inv).map_err(Error::internal)?;
+        self.store.flush().await.map_err(Error::internal)?;
+        if !self.runtime.start_investigation(inv.clone()).await.map_err(Error::internal)? {
+            return Err(Error::new(
+                ErrorCode::ServiceUnavailable,
+                "the service is shutting down; the investigation will run after restart",
+            ));
+        }
+        let estimated_completion = inv.created_at + chrono::Duration::seconds(5);
+        Ok(Started { investigation: inv, estimated_completion })
+    }
+
+    /// Resumes investigations a crash or an abandoning shutdown left running.
+    pub async fn resume_interrupted(&self) -> Result<usize> {
+        let mut resumed = 0;
+        for inv in self.store.list().map_err(Error::internal)? {
+            if !inv.status.is_terminal() {
+                tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
+                if self.runtime.start_investigation(inv).await.map_err(Error::internal)? {
+                    resumed += 1;
+                }
+            }
+        }
+        Ok(resumed)
+    }
+
+    /// One investigation.
+    pub fn get(&self, id: InvestigationId) -> Result<Investigation> {
+        self.store.get(id).map_err(Error::internal)?.ok_or_else(|| Error::investigation_not_found(id))
+    }
+
+    /// Results; INVESTIGATION_IN_PROGRESS while running, the failure's code when it failed.
+    pub fn results(&self, id: InvestigationId) -> Result<Investigation> {
+        let inv = self.get(id)?;
+        match inv.status {
+            Status::Pending | Status::Processing => Err(Error::new(
+                ErrorCode::InvestigationInProgress,
+                format!("investigation {id} is still running ({:.0}%)", inv.progress.percentage),
+            )
+            .with("id", id.to_string())
+            .with("progress", inv.progress.percentage)),
+            Status::Failed => {
+                let e = inv.error.clone().unwrap_or_else(|| crate::domain::ErrorInfo {
+                    code: "INTERNAL_ERROR".into(),
+                    message: "failed".into(),
+                    recoverable: true,
+                    details: Default::default(),
+                });
+                let code =
+                    if e.code == "INSUFFICIENT_DATA" { ErrorCode::InsufficientData } else { ErrorCode::Conflict };
+                let mut err = Error::new(code, format!("investigation {id} failed: {}", e.message));
+                err.details = e.details.clone();
+                Err(err.with("id", id.to_string()).with("failure_code", e.code))
+            }
+            Status::Cancelled if inv.results.is_none() => Err(Error::new(
+                ErrorCode::Conflict,
+                format!("investigation {id} was cancelled before any agent finished"),
+            )
+            .with("id", id.to_string())),
+            _ => Ok(inv),
+        }
+    }
+
+    /// Filters, sorts and pages stored investigations.
+    pub fn list(&self, q: &ListQuery) -> Result<Page> {
+        let mut items: Vec<Investigation> = self
+            .store
+            .list()
+            .map_err(Error::internal)?
+            .into_iter()
+            .filter(|i| q.status.is_none_or(|s| i.status == s))
+            .filter(|i| q.data_source.as_deref().is_none_or(|d| i.request.data_source == d))
+            .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
+            .filter(|i| q.date_to.is_none_or(|d| i.created_at.date_naive() <= d))
+            .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found() >= m))
+            .collect();
+        let (key, desc) = (&q.sort.0, q.sort.1);
+        items.sort_by(|a, b| {
+            let ord = match key.as_str() {
+                "completed_at" => a.completed_at.cmp(&b.completed_at),
+                "anomalies_found" => a.anomalies_found().cmp(&b.anomalies_found()),
+                "risk_score" => a.risk_score().cmp(&b.risk_score()),
+                "status" => a.status.as_str().cmp(b.status.as_str()),
+                _ => a.created_at.cmp(&b.created_at),
+            }
+            .then_with(|| a.id.cmp(&b.id));
+            if desc { ord.reverse() } else { ord }
+        });
+        let total = items.len();
+        let items = items.into_iter().skip((q.page.max(1) - 1) * q.limit).take(q.limit).collect();
+        Ok(Page { items, total })
+    }
+
+    /// Cancels a running investigation; a finished one is a CONFLICT.
+    pub async fn cancel(&self, id: InvestigationId) -> Result<Cancelled> {
+        let inv = self.get(id)?;
+        if inv.status.is_terminal() {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("investigation {id} already ended as {}", inv.status.as_str()),
+            )
+            .with("id", id.to_string())
+            .with("status", inv.status.as_str()));
+        }
+        let was_running =
+            self.runtime.cancel_investigation(id, Duration::from_secs(5)).await.map_err(Error::internal)?;
+        let mut inv = self.get(id)?;
+        if !was_running && !inv.status.is_terminal() {
+            inv.status = Status::Cancelled;
+            inv.completed_at = Some(Utc::now());
+            self.store.save(&inv).map_err(Error::internal)?;
+            self.store.flush().await.map_err(Error::internal)?;
+        }
+        Ok(Cancelled {
+            id,
+            status: inv.status,
+            partial_results_available: inv.results.as_ref().is_some_and(|r| !r.agents_used.is_empty()),
+        })
+    }
+
+    /// The event stream of an investigation from after `last_event_id`: stored events first,
+    /// then live ones, ending after the terminal event or when the server shuts down.
+    pub fn stream(
+        &self,
+        id: InvestigationId,
+        last_event_id: u64,
+    ) -> Result<impl Stream<Item = InvestigationEvent> + Send + 'static> {
+        self.get(id)?;
+        let mut live = self.runtime.subscribe(id);
+        let store = self.store.clone();
+        let shutdown = self.shutdown.clone();
+        Ok(async_stream::stream! {
+            let mut last = last_event_id;
+            let mut replay = store.events_after(id, last).unwrap_or_default();
+            loop {
+                for event in replay.drain(..) {
+                    if event.seq <= last { continue; }
+                    last = event.seq;
+                    let terminal = event.kind.is_terminal();
+                    yield event;
+                    if terminal { return; }
+                }
+                if shutdown.is_triggered() { return; }
+                let next = tokio::select! {
+                    r = live.recv() => r,
+                    _ = shutdown.clone().wait() => return,
+                };
+                match next {
+                    Ok(event) => replay.push(event),
+                    // Missed events are in the store: read them from there.
+                    Err(RecvError::Lagged(_)) => replay = store.events_after(id, last).unwrap_or_default(),
+                    Err(RecvError::Closed) => {
+                        replay = store.events_after(id, last).unwrap_or_default();
+                        if replay.is_empty() { return; }
+                    }
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,161 @@
+//! Wiring and the ordered shutdown. `App::build` opens the store, starts the runtime, resumes
+//! interrupted investigations and binds the listener; `run_until_stopped` serves until the
+//! signal, then: stop accepting and end open streams, give running investigations the grace
+//! period (the rest resume at next start), stop the agents, flush the store.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::http::{self, AppState};
+use crate::runtime::{
+    AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
+};
+use crate::service::{HealthService, InvestigationService, Services};
+use crate::storage::Store;
+use crate::upstream::Provider;
+
+/// The parts every entry point needs (server and CLI): store, data, runtime, services.
+pub struct Core {
+    /// The store.
+    pub store: Store,
+    /// The data provider.
+    pub provider: Arc<Provider>,
+    /// The actor runtime.
+    pub runtime: RuntimeHandle,
+    /// Investigations.
+    pub investigations: Arc<InvestigationService>,
+    /// Flips the shutdown signal.
+    pub trigger: ShutdownTrigger,
+    /// Ends streams at shutdown.
+    pub signal: ShutdownSignal,
+}
+
+impl Core {
+    /// Starts the runtime over `store` and builds the services.
+    pub async fn build(config: &Config, factory: AgentFactory, store: Store) -> anyhow::Result<Core> {
+        let provider =
+            Arc::new(Provider::new(&config.upstream, config.demo.clone()).context("building the upstream client")?);
+        let runtime = RuntimeHandle::start(RuntimeDeps {
+            store: Arc::new(store.clone()),
+            data: provider.clone(),
+            factory,
+            agents: config.agents.clone(),
+            min_records: config.investigations.min_records,
+        })
+        .await
+        .context("starting the actor runtime")?;
+        let (trigger, signal) = shutdown_channel();
+        let investigations = Arc::new(InvestigationService::new(
+            store.clone(),
+            runtime.clone(),
+            provider.clone(),
+            config.investigations.max_concurrent,
+            signal.clone(),
+        ));
+        Ok(Core { store, provider, runtime, investigations, trigger, signal })
+    }
+}
+
+/// A built, bound application.
+pub struct App {
+    listener: TcpListener,
+    state: AppState,
+    runtime: RuntimeHandle,
+    store: Store,
+    trigger: ShutdownTrigger,
+    config: Config,
+}
+
+impl App {
+    /// Builds with the real agents.
+    pub async fn build(config: Config) -> anyhow::Result<App> {
+        App::build_with(config, default_factory()).await
+    }
+
+    /// Builds with the given agent factory (tests inject failing agents).
+    pub async fn build_with(config: Config, factory: AgentFactory) -> anyhow::Result<App> {
+        let store = Store::open(&config.storage.data_dir, config.storage.cache_capacity_mb)
+            .with_context(|| format!("opening the store in {}", config.storage.data_dir.display()))?;
+        let core = Core::build(&config, factory, store).await?;
+        let resumed = core.investigations.resume_interrupted().await.map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        if resumed > 0 {
+            tracing::info!(resumed, "resumed interrupted investigations");
+        }
+        let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
+        let state = AppState {
+            services: Services { investigations: core.investigations.clone(), health },
+            metrics: http::metrics_handle(),
+            shutdown: core.signal.clone(),
+            keep_alive_secs: config.server.keep_alive_secs,
+        };
+        let listener =
+            TcpListener::bind(config.server.addr).await.with_context(|| format!("binding {}", config.server.addr))?;
+        Ok(App { listener, state, runtime: core.runtime, store: core.store, trigger: core.trigger, config })
+    }
+
+    /// The bound address (port 0 resolved).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or(self.config.server.addr)
+    }
+
+    /// Serves until `signal` resolves, then shuts down in order.
+    pub async fn run_until_stopped(self, signal: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+        let App { listener, state, runtime, store, trigger, config } = self;
+        let health = state.services.health.clone();
+        let app = http::app(state, config.server.body_limit_bytes);
+        let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+        let h = health.clone();
+        let shutdown = async move {
+            signal.await;
+            tracing::info!("shutting down: no new connections, ending streams");
+            h.mark_not_ready();
+            trigger.trigger();
+            let _ = stopping_tx.send(());
+        };
+        let make = axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(app);
+        let server = tokio::spawn(async move { axum::serve(listener, make).with_graceful_shutdown(shutdown).await });
+        health.mark_ready();
+        tracing::info!(addr = %config.server.addr, mode = if config.production_mode() { "production" } else { "demo" }, "serving");
+
+        let mut server = server;
+        tokio::select! {
+            r = &mut server => { r.context("server task")?.context("server")?; }
+            _ = stopping_rx => {
+                // Open connections get a moment to finish; streams already ended.
+                if tokio::time::timeout(Duration::from_secs(3), &mut server).await.is_err() {
+                    tracing::warn!("connections still open after 3 s; closing them");
+                    server.abort();
+                }
+            }
+        }
+        runtime.shutdown(Duration::from_secs_f64(config.server.shutdown_grace_secs)).await;
+        store.flush().await.context("flushing the store")?;
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

@@ -1,0 +1,91 @@
+//! Investigations and their event logs, behind the domain's `InvestigationStore` port.
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+
+use super::{StorageError, Store, decode, encode};
+use crate::domain::ports::{InvestigationStore, PortError};
+use crate::domain::{Investigation, InvestigationEvent, InvestigationId};
+
+impl From<StorageError> for PortError {
+    fn from(e: StorageError) -> Self {
+        PortError::Storage(e.to_string())
+    }
+}
+
+/// Key of an event: investigation id bytes then the big-endian sequence number.
+fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
+    let mut key = [0u8; 24];
+    key[..16].copy_from_slice(id.0.as_bytes());
+    key[16..].copy_from_slice(&seq.to_be_bytes());
+    key
+}
+
+impl InvestigationStore for Store {
+    fn save(&self, inv: &Investigation) -> Result<(), PortError> {
+        self.investigations.insert(inv.id.0.as_bytes(), encode(inv)?).map_err(StorageError::from)?;
+        Ok(())
+    }
+
+    fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError> {
+        match self.investigations.get(id.0.as_bytes()).map_err(StorageError::from)? {
+            Some(bytes) => Ok(Some(decode(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn list(&self) -> Result<Vec<Investigation>, PortError> {
+        self.investigations.iter().values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect()
+    }
+
+    fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError> {
+        self.events.insert(event_key(id, event.seq), encode(event)?).map_err(StorageError::from)?;
+        Ok(())
+    }
+
+    fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError> {
+        let start = event_key(id, after.saturating_add(1));
+        let end = event_key(id, u64::MAX);
+        self.events.range(start..=end).values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect()
+    }
+
+    fn flush(&self) -> BoxFuture<'_, Result<(), PortError>> {
+        async move { Ok(Store::flush(self).await?) }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EventKind, InvestigationRequest, Phase};
+
+    fn progress(seq: u64) -> InvestigationEvent {
+        InvestigationEvent {
+            seq,
+            kind: EventKind::Progress {
+                percentage: seq as f64,
+                current_phase: Phase::Initialization,
+                agents_active: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn investigations_and_events_survive_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let inv = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+        {
+            let store = Store::open(dir.path(), 4).unwrap();
+            store.save(&inv).unwrap();
+            for seq in 1..=3 {
+                store.append_event(inv.id, &progress(seq)).unwrap();
+            }
+            futures::executor::block_on(Store::flush(&store)).unwrap();
+        }
+        let store = Store::open(dir.path(), 4).unwrap();
+        assert_eq!(store.get(inv.id).unwrap().unwrap(), inv);
+        let after_one: Vec<u64> = store.events_after(inv.id, 1).unwrap().iter().map(|e| e.seq).collect();
+        assert_eq!(after_one, vec![2, 3]);
+        assert_eq!(store.list().unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,99 @@
+//! sled lives here and nowhere else. One tree per entity, keys that sort (UUID v7 bytes,
+//! big-endian sequence numbers), values as a version byte followed by JSON.
+
+mod investigations;
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Storage failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// sled failed (I/O, corruption, lock held by another process).
+    #[error("sled: {0}")]
+    Sled(#[from] sled::Error),
+    /// A value could not be encoded or decoded.
+    #[error("codec: {0}")]
+    Codec(#[from] serde_json::Error),
+    /// A value was written by a newer version of Vigia.
+    #[error("unsupported value version {0}")]
+    Version(u8),
+}
+
+/// Version byte of every stored value.
+const VALUE_VERSION: u8 = 1;
+
+/// The embedded store: one sled database, one tree per entity.
+#[derive(Clone)]
+pub struct Store {
+    db: sled::Db,
+    investigations: sled::Tree,
+    events: sled::Tree,
+}
+
+impl Store {
+    /// Opens (or creates) the database under `dir/db`. sled recovers its log after a crash.
+    pub fn open(dir: &Path, cache_capacity_mb: u64) -> Result<Store, StorageError> {
+        std::fs::create_dir_all(dir).map_err(|e| StorageError::Sled(sled::Error::Io(e)))?;
+        let db = sled::Config::new()
+            .path(dir.join("db"))
+            .cache_capacity(cache_capacity_mb.max(1) * 1024 * 1024)
+            .mode(sled::Mode::HighThroughput)
+            .open()?;
+        Ok(Store { investigations: db.open_tree("investigations")?, events: db.open_tree("investigation_events")?, db })
+    }
+
+    /// A store that lives in memory and is deleted when dropped (the CLI's one-shot runs).
+    pub fn temporary() -> Result<Store, StorageError> {
+        let db = sled::Config::new().temporary(true).cache_capacity(16 * 1024 * 1024).open()?;
+        Ok(Store { investigations: db.open_tree("investigations")?, events: db.open_tree("investigation_events")?, db })
+    }
+
+    /// Makes every write durable.
+    pub async fn flush(&self) -> Result<(), StorageError> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Whether the store answers reads (for health checks).
+    pub fn ping(&self) -> Result<(), StorageError> {
+        self.db.get(b"__ping")?;
+        Ok(())
+    }
+
+    /// Bytes the database occupies on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        self.db.size_on_disk().unwrap_or(0)
+    }
+}
+
+/// Encodes a value with its version byte.
+fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
+    let mut out = vec![VALUE_VERSION];
+    serde_json::to_writer(&mut out, value)?;
+    Ok(out)
+}
+
+/// Decodes a value written by [`encode`].
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StorageError> {
+    match bytes.split_first() {
+        Some((&VALUE_VERSION, rest)) => Ok(serde_json::from_slice(rest)?),
+        Some((&v, _)) => Err(StorageError::Version(v)),
+        None => Err(StorageError::Version(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip_with_their_version_byte() {
+        let bytes = encode(&vec![1, 2, 3]).unwrap();
+        assert_eq!(bytes[0], VALUE_VERSION);
+        assert_eq!(decode::<Vec<i32>>(&bytes).unwrap(), vec![1, 2, 3]);
+        assert!(matches!(decode::<Vec<i32>>(&[9, b'1']), Err(StorageError::Version(9))));
+    }
+}

@@ -1,0 +1,141 @@
+//! Data for investigations: the Portal da Transparência client (key, rate limit, retry,
+//! cache) and the demo generator, behind the domain's `DataProvider` port. Production mode
+//! uses the API and falls back to demo data when it fails; demo mode uses demo data only.
+
+mod transparency;
+
+use std::sync::Arc;
+
+use chrono::{Datelike, Utc};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use vigia_agents::demo::{DemoSpec, generate};
+
+pub use transparency::{TransparencyClient, UpstreamError};
+
+use crate::config::{DemoConfig, UpstreamConfig};
+use crate::domain::DataSource;
+use crate::domain::investigation::Provenance;
+use crate::domain::ports::{DataBatch, DataProvider, DataQuery, PortError};
+
+/// The data provider of the running service.
+pub struct Provider {
+    api: Option<Arc<TransparencyClient>>,
+    demo: DemoConfig,
+    default_organs: Vec<String>,
+}
+
+impl Provider {
+    /// Production mode when the config has a key, demo mode otherwise.
+    pub fn new(upstream: &UpstreamConfig, demo: DemoConfig) -> Result<Provider, UpstreamError> {
+        let api = match &upstream.api_key {
+            Some(_) => Some(Arc::new(TransparencyClient::new(upstream)?)),
+            None => None,
+        };
+        Ok(Provider { api, demo, default_organs: upstream.default_organs.clone() })
+    }
+
+    /// Whether this deployment can serve a data source: every source in demo mode (all data
+    /// is synthetic), only the Portal da Transparência in production mode.
+    pub fn supports(&self, source: DataSource) -> bool {
+        self.api.is_none() || source == DataSource::PortalTransparencia
+    }
+
+    /// Whether real data is used.
+    pub fn production_mode(&self) -> bool {
+        self.api.is_some()
+    }
+
+    /// Organs to search: the request's organ codes, else those the query names, else defaults.
+    fn organs(&self, q: &DataQuery) -> Vec<String> {
+        let from_filters: Vec<String> = q.filters.organizations.iter().filter(|o| o.len() == 5).cloned().collect();
+        if !from_filters.is_empty() {
+            from_filters
+        } else if !q.intent.organ_codes.is_empty() {
+            q.intent.organ_codes.clone()
+        } else {
+            self.default_organs.clone()
+        }
+    }
+
+    /// Generates demo data on the blocking pool (it is CPU-bound: about a second per million
+    /// contracts in release).
+    async fn demo_batch_async(
+        &self,
+        q: &DataQuery,
+        organs: Vec<String>,
+        fallback_reason: Option<String>,
+    ) -> Result<DataBatch, PortError> {
+        let this = Provider { api: None, demo: self.demo.clone(), default_organs: self.default_organs.clone() };
+        let q = q.clone();
+        tokio::task::spawn_blocking(move || this.demo_batch(&q, organs, fallback_reason))
+            .await
+            .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))
+    }
+
+    fn demo_batch(&self, q: &DataQuery, organs: Vec<String>, fallback_reason: Option<String>) -> DataBatch {
+        let spec = DemoSpec {
+            seed: self.demo.seed,
+            contracts: self.demo.records,
+            organ_codes: if q.intent.organ_codes.is_empty() && q.filters.organizations.is_empty() {
+                Vec::new()
+            } else {
+                organs
+            },
+            year: q.intent.year,
+        };
+        let data = generate(&spec);
+        DataBatch {
+            dataset: data.dataset,
+            provenance: Provenance {
+                source: "demo_data".into(),
+                demo_mode: true,
+                fetched_at: Some(Utc::now()),
+                cache_hit: false,
+                fallback_reason,
+            },
+        }
+    }
+
+    /// Demo data for `vigia investigate --records N` and direct agent calls.
+    pub fn demo(&self, q: &DataQuery, records: usize, seed: u64) -> DataBatch {
+        let organs = self.organs(q);
+        let p = Provider { api: None, demo: DemoConfig { seed, records }, default_organs: self.default_organs.clone() };
+        p.demo_batch(q, organs, None)
+    }
+}
+
+impl DataProvider for Provider {
+    fn fetch<'a>(&'a self, q: &'a DataQuery) -> BoxFuture<'a, Result<DataBatch, PortError>> {
+        async move {
+            let organs = self.organs(q);
+            let Some(api) = &self.api else {
+                return self.demo_batch_async(q, organs, None).await;
+            };
+            if q.source != DataSource::PortalTransparencia {
+                return Err(PortError::Data(format!(
+                    "data source {} is not available in this deployment",
+                    q.source.as_str()
+                )));
+            }
+            let year = q.intent.year.unwrap_or_else(|| Utc::now().year());
+            match api.contracts(&organs, year, q.intent.month).await {
+                Ok((contracts, cache_hit)) => Ok(DataBatch {
+                    dataset: vigia_agents::Dataset::from_contracts(contracts),
+                    provenance: Provenance {
+                        source: "portal_transparencia_api".into(),
+                        demo_mode: false,
+                        fetched_at: Some(Utc::now()),
+                        cache_hit,
+                        fallback_reason: None,
+                    },
+                }),
+                Err(e) => {
+                    tracing::warn!(error = %e, "upstream failed; falling back to demo data");
+                    self.demo_batch_async(q, organs, Some(e.to_string())).await
+                }
+            }
+        }
+        .boxed()
+    }
+}

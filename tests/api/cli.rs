@@ -1,0 +1,101 @@
+//! The CLI of CONTRACT.md, run as the real binary.
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use vigia_agents::demo::{DemoSpec, generate};
+use vigia_agents::model::upstream::contract_to_upstream;
+
+fn vigia() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vigia"));
+    c.env("VIGIA_CONFIG", "/dev/null").env_remove("TRANSPARENCY_API_KEY");
+    c
+}
+
+#[test]
+fn detect_finds_planted_anomalies_in_upstream_shaped_records_and_names_their_ids() {
+    let data = generate(&DemoSpec { seed: 11, contracts: 3000, ..DemoSpec::default() });
+    let records: Vec<Value> = data.dataset.contracts.iter().map(contract_to_upstream).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("contratos.json");
+    std::fs::write(&file, serde_json::to_string(&records).unwrap()).unwrap();
+    let out = vigia().arg("detect").arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let anomalies = v["anomalies"].as_array().unwrap();
+    assert_eq!(v["summary"]["total_anomalies"].as_u64().unwrap() as usize, anomalies.len());
+    let named: HashSet<String> = anomalies
+        .iter()
+        .flat_map(|a| {
+            let e = &a["affected_entities"];
+            std::iter::once(e["primary"]["id"].as_str().unwrap().to_string())
+                .chain(e["related"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()))
+        })
+        .collect();
+    let detectors: HashSet<&str> =
+        anomalies.iter().map(|a| a["technical_details"]["detector"].as_str().unwrap()).collect();
+    for d in ["price_zscore", "supplier_concentration", "end_of_year", "duplicate_contracts"] {
+        assert!(detectors.contains(d), "{d} missing from {detectors:?}");
+    }
+    let planted_ids: Vec<&String> = data.planted.iter().flat_map(|p| p.record_ids.iter()).collect();
+    let found = planted_ids.iter().filter(|id| named.contains(id.as_str())).count();
+    assert!(found as f64 >= 0.9 * planted_ids.len() as f64, "{found} of {} planted records named", planted_ids.len());
+}
+
+#[test]
+fn detect_reads_ndjson_from_stdin() {
+    let data = generate(&DemoSpec { seed: 3, contracts: 300, ..DemoSpec::default() });
+    let ndjson: String = data.dataset.contracts.iter().map(|c| format!("{}\n", contract_to_upstream(c))).collect();
+    let mut child = vigia()
+        .args(["detect", "-", "--types", "price_anomaly"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), ndjson.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["anomalies"].as_array().unwrap().iter().all(|a| a["type"] == "price_anomaly"));
+}
+
+#[test]
+fn detect_rejects_bad_input_with_the_record_and_field_and_exit_status_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, r#"[{"id": 1, "valorInicialCompra": "muito"}]"#).unwrap();
+    let out = vigia().arg("detect").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("valorInicialCompra") && err.contains("record 0"), "{err}");
+    let out = vigia().args(["detect", "--types", "nonsense"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn investigate_prints_all_four_heuristics_and_is_identical_for_the_same_seed() {
+    let run = || {
+        let out = vigia()
+            .args(["investigate", "contratos do Ministério da Saúde", "--json", "--records", "2000", "--seed", "42"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (run(), run());
+    let ids = |v: &Value| {
+        v["anomalies"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&a), ids(&b));
+    let detectors: HashSet<String> = a["anomalies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["technical_details"]["detector"].as_str().unwrap().to_string())
+        .collect();
+    for d in ["price_zscore", "supplier_concentration", "end_of_year", "duplicate_contracts"] {
+        assert!(detectors.contains(d), "{d} missing from {detectors:?}");
+    }
+    assert_eq!(a["metadata"]["demo_mode"], true);
+}

@@ -1,0 +1,87 @@
+//! A crash: the real binary is killed with SIGKILL after acknowledging an investigation; the
+//! next start reopens the store and the investigation completes.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn serve(dir: &std::path::Path, port: u16, records: usize) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_vigia"))
+        .arg("serve")
+        .env_clear()
+        .env("VIGIA_CONFIG", "/dev/null")
+        .env("VIGIA_ADDR", format!("127.0.0.1:{port}"))
+        .env("VIGIA_DATA_DIR", dir)
+        .env("VIGIA__DEMO__RECORDS", records.to_string())
+        .env("VIGIA_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts")
+}
+
+async fn wait_ready(client: &reqwest::Client, base: &str) {
+    for _ in 0..1000 {
+        if let Ok(r) = client.get(format!("{base}/health/ready")).send().await
+            && r.status() == 200
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server never became ready");
+}
+
+#[tokio::test]
+async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let mut child = serve(dir.path(), port, 2_000_000);
+    wait_ready(&client, &base).await;
+    let r = client
+        .post(format!("{base}/api/v1/investigations/start"))
+        .json(&json!({"query": "contratos da saúde", "data_source": "portal_transparencia"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let id = r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string();
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let mut child = serve(dir.path(), port, 600);
+    wait_ready(&client, &base).await;
+    let mut status = Value::Null;
+    for _ in 0..1500 {
+        status =
+            client.get(format!("{base}/api/v1/investigations/{id}/status")).send().await.unwrap().json().await.unwrap();
+        if status["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status["status"], "completed", "{status}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[tokio::test]
+async fn sigterm_stops_the_server_cleanly_with_exit_status_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut child = serve(dir.path(), port, 600);
+    wait_ready(&reqwest::Client::new(), &base).await;
+    let started = std::time::Instant::now();
+    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

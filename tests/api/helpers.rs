@@ -1,0 +1,145 @@
+//! `spawn_app()` and friends: every test gets its own app, data directory and shutdown.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use eventsource_stream::{Event, Eventsource};
+use futures::StreamExt;
+use serde_json::Value;
+use tempfile::TempDir;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use vigia::config::Config;
+use vigia::startup::App;
+
+/// A running app.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub client: reqwest::Client,
+    pub dir: Option<TempDir>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// A config for tests: ephemeral port, small demo data.
+pub fn test_config(dir: &TempDir) -> Config {
+    let mut cfg = Config::default();
+    cfg.server.addr = "127.0.0.1:0".parse().unwrap();
+    cfg.server.keep_alive_secs = 1.0;
+    cfg.storage.data_dir = dir.path().to_path_buf();
+    cfg.demo.records = 600;
+    cfg
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = test_config(&dir);
+    tweak(&mut cfg);
+    let mut app = spawn_in(cfg).await;
+    app.dir = Some(dir);
+    app
+}
+
+/// Starts an app with this exact config (the caller owns its data directory).
+pub async fn spawn_in(cfg: Config) -> TestApp {
+    let app = App::build(cfg).await.expect("app builds");
+    let addr = app.local_addr();
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(app.run_until_stopped(async move {
+        let _ = rx.await;
+    }));
+    let client = reqwest::Client::builder().no_gzip().build().unwrap();
+    let t = TestApp { addr, client, dir: None, stop: Some(tx), task: Some(task) };
+    t.wait_ready().await;
+    t
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    async fn wait_ready(&self) {
+        for _ in 0..500 {
+            if let Ok(r) = self.client.get(self.url("/health/ready")).send().await
+                && r.status() == 200
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("app never became ready");
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.client.post(self.url(path)).json(body).send().await.unwrap()
+    }
+
+    /// Starts an investigation (English route) and returns its id.
+    pub async fn start(&self, body: Value) -> String {
+        let r = self.post("/api/v1/investigations/start", &body).await;
+        assert_eq!(r.status(), 201);
+        let v: Value = r.json().await.unwrap();
+        v["investigation_id"].as_str().unwrap().to_string()
+    }
+
+    /// Reads an SSE stream to its end (or `limit` events).
+    pub async fn events(&self, path: &str, last_event_id: Option<u64>, limit: usize) -> Vec<Event> {
+        let mut req = self.client.get(self.url(path)).header("accept", "text/event-stream");
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id.to_string());
+        }
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let mut stream = resp.bytes_stream().eventsource();
+        let mut out = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        while let Ok(Some(Ok(e))) = tokio::time::timeout_at(deadline, stream.next()).await {
+            out.push(e);
+            if out.len() >= limit {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Polls until the investigation leaves `processing`.
+    pub async fn wait_done(&self, id: &str) -> Value {
+        for _ in 0..3000 {
+            let v: Value = self.get(&format!("/api/v1/investigations/{id}/status")).await.json().await.unwrap();
+            if v["status"] != "processing" && v["status"] != "pending" {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("investigation {id} never finished");
+    }
+
+    /// Stops the app and returns how long the shutdown took.
+    pub async fn shutdown(mut self) -> Duration {
+        let started = Instant::now();
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+        started.elapsed()
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Investigations over HTTP: start, stream (with resume), status, results, list, cancel, in
+//! both naming variants, over demo data.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{spawn_app, spawn_app_with};
+
+fn saude() -> Value {
+    json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia", "include_explanations": true})
+}
+
+#[tokio::test]
+async fn start_answers_at_once_with_an_id_and_a_stream_url() {
+    let app = spawn_app().await;
+    let r = app.post("/api/v1/investigations/start", &saude()).await;
+    assert_eq!(r.status(), 201);
+    let v: Value = r.json().await.unwrap();
+    let id = v["investigation_id"].as_str().unwrap();
+    assert!(uuid::Uuid::parse_str(id).is_ok());
+    assert_eq!(v["status"], "processing");
+    assert!(v["estimated_completion"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(v["stream_url"], format!("/api/v1/investigations/stream/{id}"));
+}
+
+#[tokio::test]
+async fn the_stream_sends_sequenced_progress_anomaly_insight_and_complete_events() {
+    let app = spawn_app().await;
+    let id = app.start(saude()).await;
+    let events = app.events(&format!("/api/v1/investigations/stream/{id}"), None, 10_000).await;
+    let ids: Vec<u64> = events.iter().map(|e| e.id.parse().unwrap()).collect();
+    assert_eq!(ids, (1..=events.len() as u64).collect::<Vec<_>>());
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(names.first(), Some(&"progress"));
+    assert_eq!(names.last(), Some(&"complete"));
+    assert!(names.contains(&"anomaly") && names.contains(&"insight"), "{names:?}");
+    let progress: Value = serde_json::from_str(&events[0].data).unwrap();
+    assert_eq!(progress["current_phase"], "initialization");
+    assert!(progress["percentage"].is_number() && progress["agents_active"].is_number());
+    let anomaly: Value = serde_json::from_str(&events.iter().find(|e| e.event == "anomaly").unwrap().data).unwrap();
+    for key in ["id", "type", "severity", "confidence", "description", "affected_record"] {
+        assert!(anomaly.get(key).is_some(), "{key} in {anomaly}");
+    }
+    let complete: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
+    let results: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    assert_eq!(complete["total_anomalies"], results["summary"]["total_anomalies"]);
+    assert_eq!(complete["agents_used"], json!(["zumbi", "anita"]));
+    assert_eq!(names.iter().filter(|n| **n == "anomaly").count() as u64, complete["total_anomalies"].as_u64().unwrap());
+}
+
+#[tokio::test]
+async fn a_stream_resumes_after_last_event_id_without_loss() {
+    let app = spawn_app().await;
+    let id = app.start(saude()).await;
+    let path = format!("/api/v1/investigations/stream/{id}");
+    let all = app.events(&path, None, 10_000).await;
+    let rest = app.events(&path, Some(3), 10_000).await;
+    assert_eq!(rest.len(), all.len() - 3);
+    assert_eq!(rest[0].id, "4");
+    assert_eq!(rest.last().unwrap().data, all.last().unwrap().data);
+}
+
+#[tokio::test]
+async fn results_carry_every_field_of_the_spec_with_evidence() {
+    let app = spawn_app().await;
+    let id = app.start(saude()).await;
+    let status = app.wait_done(&id).await;
+    assert_eq!(status["status"], "completed");
+    assert_eq!(status["progress"]["percentage"], 100.0);
+    assert_eq!(status["progress"]["phases_completed"].as_array().unwrap().len(), 7);
+    assert_eq!(status["statistics"]["agents_invoked"], 2);
+    let v: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    assert_eq!(v["metadata"]["query"], "contratos do Ministério da Saúde");
+    assert_eq!(v["metadata"]["demo_mode"], true);
+    assert_eq!(v["metadata"]["source"], "demo_data");
+    assert!(v["warning"].as_str().unwrap().contains("[DEMO]"));
+    assert!(v["metadata"]["total_records_analyzed"].as_u64().unwrap() >= 100);
+    let by_type = v["summary"]["by_type"].as_object().unwrap();
+    assert_eq!(by_type.len(), 5);
+    let risk = v["summary"]["risk_score"].as_u64().unwrap();
+    assert!(risk <= 100);
+    let anomalies = v["anomalies"].as_array().unwrap();
+    assert!(!anomalies.is_empty());
+    for a in anomalies {
+        assert!(a["technical_details"]["detector"].is_string(), "{a}");
+        assert!(a["affected_entities"]["primary"]["id"].is_string(), "{a}");
+        assert!(a["evidence"]["data_points"].is_array(), "{a}");
+        assert!(["critical", "high", "medium", "low"].contains(&a["severity"].as_str().unwrap()));
+        assert!(a["confidence"].as_f64().unwrap() >= 0.8, "default confidence threshold applies: {a}");
+    }
+    assert!(v["insights"].as_array().unwrap().iter().all(|i| i["supporting_evidence"].is_array()));
+    assert!(v["explanations"]["methodology"].is_string());
+}
+
+#[tokio::test]
+async fn the_portuguese_variant_speaks_portuguese_end_to_end() {
+    let app = spawn_app().await;
+    let r = app
+        .post(
+            "/api/v1/investigacoes/iniciar",
+            &json!({"consulta": "contratos da saúde", "fonte_dados": "portal_transparencia"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let v: Value = r.json().await.unwrap();
+    let id = v["id_investigacao"].as_str().unwrap().to_string();
+    assert_eq!(v["status"], "processando");
+    assert_eq!(v["url_stream"], format!("/api/v1/investigacoes/stream/{id}"));
+    let events = app.events(&format!("/api/v1/investigacoes/stream/{id}"), None, 10_000).await;
+    assert_eq!(events[0].event, "progresso");
+    assert_eq!(events.last().unwrap().event, "completo");
+    let s: Value = app.get(&format!("/api/v1/investigacoes/{id}/status")).await.json().await.unwrap();
+    assert_eq!(s["status"], "concluida");
+    assert!(s["progresso"]["porcentagem"].is_number() && s["estatisticas"]["registros_processados"].is_number());
+    let r: Value = app.get(&format!("/api/v1/investigacoes/{id}/resultados")).await.json().await.unwrap();
+    assert!(r["resumo"]["por_severidade"]["critica"].is_number());
+    assert!(r["resumo"]["por_tipo"]["anomalia_preco"].is_number());
+    let a = &r["anomalias"][0];
+    assert!(a["tipo"].as_str().unwrap().starts_with("anomalia_") || a["tipo"] == "violacao_conformidade");
+    assert!(a["entidades_afetadas"]["primaria"].is_object());
+    let list: Value = app.get("/api/v1/investigacoes?limite=5&pagina=1").await.json().await.unwrap();
+    assert_eq!(list["dados"][0]["id_investigacao"], id.as_str());
+    assert_eq!(list["meta"]["limite"], 5);
+}
+
+#[tokio::test]
+async fn the_list_filters_sorts_and_pages() {
+    let app = spawn_app().await;
+    let mut ids = Vec::new();
+    for q in ["contratos da saúde", "contratos da educação", "contratos da defesa"] {
+        let id = app.start(json!({"query": q, "data_source": "portal_transparencia"})).await;
+        app.wait_done(&id).await;
+        ids.push(id);
+    }
+    let v: Value = app.get("/api/v1/investigations?limit=2&page=1&sort=created_at").await.json().await.unwrap();
+    assert_eq!(v["meta"], json!({"total": 3, "page": 1, "limit": 2, "pages": 2}));
+    assert_eq!(v["data"][0]["investigation_id"], ids[0].as_str());
+    let v: Value =
+        app.get("/api/v1/investigations?status=completed&min_anomalies=1&limit=100").await.json().await.unwrap();
+    assert_eq!(v["meta"]["total"], 3);
+    let v: Value = app.get("/api/v1/investigations?status=failed").await.json().await.unwrap();
+    assert_eq!(v["meta"]["total"], 0);
+}
+
+#[tokio::test]
+async fn too_few_records_fail_the_run_with_insufficient_data() {
+    let app = spawn_app().await;
+    let id = app
+        .start(json!({"query": "contratos", "data_source": "portal_transparencia", "filters": {"min_value": 1e15}}))
+        .await;
+    let s = app.wait_done(&id).await;
+    assert_eq!(s["status"], "failed");
+    assert_eq!(s["error"]["code"], "INSUFFICIENT_DATA");
+    let r = app.get(&format!("/api/v1/investigations/{id}/results")).await;
+    assert_eq!(r.status(), 422);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "INSUFFICIENT_DATA");
+    assert_eq!(v["error"]["details"]["records_found"], 0);
+    assert!(v["error"]["details"]["minimum_required"].is_number());
+}
+
+#[tokio::test]
+async fn results_of_a_running_investigation_are_in_progress_and_it_can_be_cancelled() {
+    let app = spawn_app_with(|c| c.demo.records = 300_000).await;
+    let id = app.start(saude()).await;
+    let r = app.get(&format!("/api/v1/investigations/{id}/results")).await;
+    assert_eq!(r.status(), 409);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], "INVESTIGATION_IN_PROGRESS");
+    let r = app.client.delete(app.url(&format!("/api/v1/investigations/{id}"))).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["status"], "cancelled");
+    assert_eq!(v["investigation_id"], id.as_str());
+    assert!(v["partial_results_available"].is_boolean());
+    assert!(v["message"].is_string());
+    let again = app.client.delete(app.url(&format!("/api/v1/investigations/{id}"))).send().await.unwrap();
+    assert_eq!(again.status(), 409);
+}

@@ -1,0 +1,12 @@
+//! The one integration-test binary: the real app on 127.0.0.1:0 with a temporary sled
+//! directory, driven by real HTTP and SSE clients; the real binary for the CLI and crash tests;
+//! a local HTTP server standing in for the upstream with its real record shapes.
+
+mod cli;
+mod crash;
+mod errors;
+mod health;
+mod helpers;
+mod investigations;
+mod shutdown;
+mod upstream;

@@ -1,0 +1,50 @@
+//! The ordered shutdown: open streams end, the server stops within 10 s, and an investigation
+//! still running is not lost (it resumes and completes at the next start).
+
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::helpers::{spawn_in, test_config};
+
+#[tokio::test]
+async fn shutdown_ends_open_streams_and_running_work_resumes_at_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = test_config(&dir);
+    cfg.demo.records = 400_000;
+    cfg.server.shutdown_grace_secs = 0.2;
+    let app = spawn_in(cfg.clone()).await;
+    let id =
+        app.start(json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia"})).await;
+    let resp = app
+        .client
+        .get(app.url(&format!("/api/v1/investigations/stream/{id}")))
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    let mut stream = resp.bytes_stream().eventsource();
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!(first.event, "progress");
+    let reader = tokio::spawn(async move {
+        let mut n = 1;
+        while let Some(Ok(_)) = stream.next().await {
+            n += 1;
+        }
+        n
+    });
+    let took = app.shutdown().await;
+    assert!(took < Duration::from_secs(10), "shutdown took {took:?}");
+    let ended = tokio::time::timeout(Duration::from_secs(5), reader).await;
+    assert!(ended.is_ok(), "the open stream ended with the server");
+
+    cfg.demo.records = 600;
+    let again = spawn_in(cfg).await;
+    let status = again.wait_done(&id).await;
+    assert_eq!(status["status"], "completed", "{status}");
+    let results: Value = again.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    assert!(results["summary"]["total_anomalies"].as_u64().unwrap() > 0);
+    again.shutdown().await;
+}
