@@ -43,6 +43,12 @@ fn main() {
             .count();
         let planted_ids: HashSet<&str> = planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
         let unplanted = found.iter().filter(|a| !a.record_ids().any(|r| planted_ids.contains(r))).count();
-        println!("{name:24} planted {:4} found {:4} recall {:4} unplanted findings {}", planted.len(), found.len(), hit, unplanted);
+        println!(
+            "{name:24} planted {:4} found {:4} recall {:4} unplanted findings {}",
+            planted.len(),
+            found.len(),
+            hit,
+            unplanted
+        );
     }
 }

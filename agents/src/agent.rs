@@ -33,11 +33,7 @@ impl CancelFlag {
     }
     /// `Err(AnalysisError::Cancelled)` once cancelled; detectors use it with `?`.
     pub fn check(&self) -> Result<(), AnalysisError> {
-        if self.is_cancelled() {
-            Err(AnalysisError::Cancelled)
-        } else {
-            Ok(())
-        }
+        if self.is_cancelled() { Err(AnalysisError::Cancelled) } else { Ok(()) }
     }
 }
 

@@ -29,8 +29,21 @@ impl Anita {
     }
 }
 
+/// Per organ: its name, total value and per supplier (CNPJ) the value and name.
+type OrganTotals<'a> = (String, f64, BTreeMap<&'a str, (f64, &'a str)>);
+
 const MONTHS: [&str; 12] = [
-    "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro",
+    "janeiro",
+    "fevereiro",
+    "março",
+    "abril",
+    "maio",
+    "junho",
+    "julho",
+    "agosto",
+    "setembro",
+    "outubro",
+    "novembro",
     "dezembro",
 ];
 
@@ -93,7 +106,7 @@ fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
 
 /// For each organ (largest first, at most five), the share of its three largest suppliers.
 fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<String>) {
-    let mut organs: BTreeMap<&str, (String, f64, BTreeMap<&str, (f64, &str)>)> = BTreeMap::new();
+    let mut organs: BTreeMap<&str, OrganTotals<'_>> = BTreeMap::new();
     for c in &ds.contracts {
         if c.organ.code.is_empty() {
             continue;
@@ -105,7 +118,7 @@ fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<Stri
             s.0 += c.value();
         }
     }
-    let mut ranked: Vec<(&str, &(String, f64, BTreeMap<&str, (f64, &str)>))> = organs.iter().map(|(k, v)| (*k, v)).collect();
+    let mut ranked: Vec<(&str, &OrganTotals<'_>)> = organs.iter().map(|(k, v)| (*k, v)).collect();
     ranked.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(b.0)));
     let mut insights = Vec::new();
     let mut recs = Vec::new();
@@ -162,7 +175,8 @@ mod tests {
         let params = DetectionParams::default();
         let cancel = CancelFlag::new();
         let out = Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
-        for planted in data.planted.iter().filter(|p| p.detector == concentration::NAME || p.detector == temporal::NAME) {
+        for planted in data.planted.iter().filter(|p| p.detector == concentration::NAME || p.detector == temporal::NAME)
+        {
             assert!(
                 out.anomalies.iter().any(|a| a.affected_entities.primary.id == *planted.entity_id.as_ref().unwrap()),
                 "missed {planted:?}"
@@ -181,6 +195,9 @@ mod tests {
         let params = DetectionParams::default();
         let cancel = CancelFlag::new();
         cancel.cancel();
-        assert_eq!(Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)), Err(AnalysisError::Cancelled));
+        assert_eq!(
+            Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
+            Err(AnalysisError::Cancelled)
+        );
     }
 }

@@ -62,7 +62,11 @@ pub fn order(a: &Anomaly, b: &Anomaly) -> Ordering {
 }
 
 /// Every detector over the dataset, with the spec's summary: what `vigia detect` prints.
-pub fn analyse(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<(Vec<Anomaly>, Summary), AnalysisError> {
+pub fn analyse(
+    ds: &Dataset,
+    p: &DetectionParams,
+    cancel: &CancelFlag,
+) -> Result<(Vec<Anomaly>, Summary), AnalysisError> {
     let anomalies = detect(ds, p, cancel, &[])?;
     let summary = Summary::of(&anomalies);
     Ok((anomalies, summary))

@@ -13,6 +13,8 @@ pub mod narrative;
 pub mod organs;
 pub mod query;
 pub mod registry;
+#[cfg(test)]
+mod testutil;
 pub mod text;
 pub mod zumbi;
 

@@ -12,7 +12,7 @@ use crate::model::anomaly::Anomaly;
 use crate::model::cnpj::format_cnpj;
 use crate::model::report::Insight;
 use crate::registry::AgentId;
-use crate::text::{format_brl, format_pct};
+use crate::text::{count_of, format_brl, format_decimal, format_pct};
 
 /// Most anomaly ids cited as evidence by one insight.
 const MAX_EVIDENCE: usize = 20;
@@ -55,12 +55,13 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
     if let Some(top) = found.first() {
         let at_stake: f64 = found.iter().map(|a| a.value_at_stake()).sum();
         let text = format!(
-            "{} contratos com preço acima do grupo de pares somam {} acima da mediana; o mais grave é o contrato {} \
-             ({:.1} vezes a mediana de {})",
-            found.len(),
+            "{} com preço acima do grupo de pares {} {} acima da mediana; o mais grave é o contrato {} \
+             ({} vezes a mediana de {})",
+            count_of(found.len(), "contrato", "contratos"),
+            if found.len() == 1 { "soma" } else { "somam" },
             format_brl(at_stake),
             top.affected_entities.primary.id,
-            num(top, "ratio_to_median"),
+            format_decimal(num(top, "ratio_to_median"), 1),
             text(top, "peer_group")
         );
         out.push(insight(agent, text, mean_confidence(&found), &evidence(&found)));
@@ -68,9 +69,9 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
     let found = by_detector(anomalies, concentration::NAME);
     if let Some(top) = found.first() {
         let text = format!(
-            "{} casos de concentração de fornecedores acima de 25%; o maior: {} recebeu {} do valor contratado pelo \
+            "{} de concentração de fornecedores acima de 25%; o maior: {} recebeu {} do valor contratado pelo \
              órgão {} em {} ({})",
-            found.len(),
+            count_of(found.len(), "caso", "casos"),
             top.affected_entities.primary.name,
             format_pct(num(top, "share")),
             text(top, "organ"),
@@ -82,9 +83,9 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
     let found = by_detector(anomalies, temporal::NAME);
     if let Some(top) = found.first() {
         let text = format!(
-            "{} órgão(s)-ano com gasto concentrado em dezembro; {} ({}) assinou {} do valor de {} em dezembro, \
-             contra {} esperado",
-            found.len(),
+            "{} com gasto concentrado em dezembro; {} ({}) assinou {} do valor de {} em dezembro, contra {} \
+             esperado",
+            count_of(found.len(), "órgão-ano", "órgãos-ano"),
             top.affected_entities.primary.name,
             top.affected_entities.primary.id,
             format_pct(num(top, "december_share")),
@@ -98,9 +99,10 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
         let contracts: usize = found.iter().map(|a| 1 + a.affected_entities.related.len()).sum();
         let at_stake: f64 = found.iter().map(|a| a.value_at_stake()).sum();
         let text = format!(
-            "{} grupos de contratos quase idênticos do mesmo fornecedor ({} contratos) somam {} além dos originais",
-            found.len(),
+            "{} de contratos quase idênticos do mesmo fornecedor ({} contratos) {} {} além dos originais",
+            count_of(found.len(), "grupo", "grupos"),
             contracts,
+            if found.len() == 1 { "soma" } else { "somam" },
             format_brl(at_stake)
         );
         out.push(insight(agent, text, mean_confidence(&found), &evidence(&found)));
@@ -119,7 +121,8 @@ pub fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
     organs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     for (organ, ids) in organs.into_iter().take(MAX_RECOMMENDATIONS) {
         let shown: Vec<&str> = ids.iter().take(5).copied().collect();
-        let more = if ids.len() > shown.len() { format!(" (e outros {})", ids.len() - shown.len()) } else { String::new() };
+        let more =
+            if ids.len() > shown.len() { format!(" (e outros {})", ids.len() - shown.len()) } else { String::new() };
         out.push(format!(
             "Solicitar ao órgão {} as pesquisas de preço e os mapas comparativos dos contratos {}{}",
             organ,

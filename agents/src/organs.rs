@@ -182,10 +182,8 @@ pub fn organs_in_text(text: &str) -> Vec<&'static OrganInfo> {
     for organ in ORGANS {
         let phrases = organ.aliases.iter().copied().chain([organ.code]);
         let name = normalise_spaces(&fold(organ.name));
-        let first = phrases
-            .filter_map(|p| padded.find(&format!(" {p} ")))
-            .chain(padded.find(&format!(" {name} ")))
-            .min();
+        let first =
+            phrases.filter_map(|p| padded.find(&format!(" {p} "))).chain(padded.find(&format!(" {name} "))).min();
         if let Some(pos) = first {
             found.push((pos, organ));
         }

@@ -48,10 +48,7 @@ pub fn interpret(query: &str) -> QueryIntent {
         .filter(|(i, w)| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) && !after_money(&words, *i))
         .filter_map(|(_, w)| w.parse::<i32>().ok())
         .find(|y| (2000..=2099).contains(y));
-    let month = words
-        .iter()
-        .find_map(|w| MONTHS.iter().position(|m| m == w))
-        .map(|i| i as u32 + 1);
+    let month = words.iter().find_map(|w| MONTHS.iter().position(|m| m == w)).map(|i| i as u32 + 1);
     QueryIntent {
         organ_codes: organs_in_text(query).iter().map(|o| o.code.to_string()).collect(),
         year,

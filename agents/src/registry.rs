@@ -52,9 +52,10 @@ impl AgentId {
         if key.is_empty() {
             return None;
         }
-        AgentId::ALL.iter().copied().find(|a| {
-            a.as_str() == key || normalise(a.display_name()) == key || a.aliases().contains(&key.as_str())
-        })
+        AgentId::ALL
+            .iter()
+            .copied()
+            .find(|a| a.as_str() == key || normalise(a.display_name()) == key || a.aliases().contains(&key.as_str()))
     }
 }
 

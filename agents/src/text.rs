@@ -80,26 +80,44 @@ pub const MAX_WORD: usize = 48;
 pub fn for_each_word_bytes(s: &str, mut f: impl FnMut(&[u8]) -> bool) {
     let bytes = s.as_bytes();
     let mut buf = [0u8; MAX_WORD];
-    let mut len = 0;
+    let mut len = 0usize;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let (c, step) = if b < 0x80 {
-            (if b.is_ascii_alphanumeric() { b.to_ascii_lowercase() } else { 0 }, 1)
-        } else if b == 0xC3 && i + 1 < bytes.len() {
-            (fold_latin1(bytes[i + 1]), 2)
-        } else if b == 0xC2 {
-            (0, 2)
-        } else {
-            (b, 1)
-        };
-        i += step;
-        if c != 0 {
-            if len < MAX_WORD {
-                buf[len] = c;
-                len += 1;
+        if b < 0x80 {
+            i += 1;
+            if b.is_ascii_alphanumeric() {
+                if len < MAX_WORD {
+                    buf[len] = b.to_ascii_lowercase();
+                    len += 1;
+                }
+                continue;
             }
-        } else if len > 0 {
+        } else {
+            let folded = if b == 0xC3 && i + 1 < bytes.len() { fold_latin1(bytes[i + 1]) } else { 0 };
+            if folded != 0 {
+                i += 2;
+                if len < MAX_WORD {
+                    buf[len] = folded;
+                    len += 1;
+                }
+                continue;
+            }
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            i += ch.len_utf8();
+            let c = fold_char(ch);
+            if c.is_alphanumeric() {
+                let mut utf8 = [0u8; 4];
+                for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+                    if len < MAX_WORD {
+                        buf[len] = byte;
+                        len += 1;
+                    }
+                }
+                continue;
+            }
+        }
+        if len > 0 {
             if !f(&buf[..len]) {
                 return;
             }
@@ -111,9 +129,143 @@ pub fn for_each_word_bytes(s: &str, mut f: impl FnMut(&[u8]) -> bool) {
     }
 }
 
+/// Packs up to four bytes little-endian (for comparing short words as integers).
+const fn pack(w: &[u8]) -> u32 {
+    let mut v = 0u32;
+    let mut i = 0;
+    while i < w.len() && i < 4 {
+        v |= (w[i] as u32) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// [`is_stopword`] words, packed with [`pack`].
+const STOPWORDS_PACKED: [u32; 25] = [
+    pack(b"a"),
+    pack(b"o"),
+    pack(b"e"),
+    pack(b"n"),
+    pack(b"as"),
+    pack(b"os"),
+    pack(b"de"),
+    pack(b"da"),
+    pack(b"do"),
+    pack(b"em"),
+    pack(b"na"),
+    pack(b"no"),
+    pack(b"ao"),
+    pack(b"um"),
+    pack(b"se"),
+    pack(b"das"),
+    pack(b"dos"),
+    pack(b"nas"),
+    pack(b"nos"),
+    pack(b"por"),
+    pack(b"com"),
+    pack(b"aos"),
+    pack(b"uma"),
+    pack(b"que"),
+    pack(b"para"),
+];
+
+const HASH_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+fn mix(h: u64, w: u64) -> u64 {
+    (h.rotate_left(5) ^ w).wrapping_mul(HASH_SEED)
+}
+
+/// Streaming state of one word: its hash so far, pending bytes, length, first four bytes.
+#[derive(Default)]
+struct WordHash {
+    h: u64,
+    pending: u64,
+    fill: u32,
+    len: usize,
+    head: u32,
+}
+
+impl WordHash {
+    fn push(&mut self, b: u8) {
+        if self.len < 4 {
+            self.head |= u32::from(b) << (8 * self.len);
+        }
+        self.len += 1;
+        self.pending |= u64::from(b) << (8 * self.fill);
+        self.fill += 1;
+        if self.fill == 8 {
+            self.h = mix(self.h, self.pending);
+            self.pending = 0;
+            self.fill = 0;
+        }
+    }
+    /// The word's hash, or `None` for a stopword; resets the state.
+    fn finish(&mut self) -> Option<u64> {
+        let stop = self.len <= 4 && STOPWORDS_PACKED.contains(&self.head);
+        let mut h = mix(self.h, self.pending);
+        h = mix(h, self.len as u64);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        *self = WordHash::default();
+        (!stop).then_some(h)
+    }
+}
+
+/// Calls `f` with a 64-bit hash of each folded word of `s` that is not a stopword, in order,
+/// without building the words (the hash of a word is the same wherever it appears).
+pub fn for_each_word_hash(s: &str, mut f: impl FnMut(u64)) {
+    let bytes = s.as_bytes();
+    let mut w = WordHash::default();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            if b.is_ascii_alphanumeric() {
+                w.push(b.to_ascii_lowercase());
+                continue;
+            }
+        } else {
+            let folded = if b == 0xC3 && i + 1 < bytes.len() { fold_latin1(bytes[i + 1]) } else { 0 };
+            if folded != 0 {
+                i += 2;
+                w.push(folded);
+                continue;
+            }
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            i += ch.len_utf8();
+            let c = fold_char(ch);
+            if c.is_alphanumeric() {
+                let mut utf8 = [0u8; 4];
+                for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+                    w.push(byte);
+                }
+                continue;
+            }
+        }
+        if w.len > 0
+            && let Some(h) = w.finish()
+        {
+            f(h);
+        }
+    }
+    if w.len > 0
+        && let Some(h) = w.finish()
+    {
+        f(h);
+    }
+}
+
 /// [`is_stopword`] for folded bytes.
 pub fn is_stopword_bytes(w: &[u8]) -> bool {
-    w.len() <= 4 && std::str::from_utf8(w).is_ok_and(is_stopword)
+    match w.len() {
+        1 => matches!(w[0], b'a' | b'o' | b'e' | b'n'),
+        2 => matches!(w, b"as" | b"os" | b"de" | b"da" | b"do" | b"em" | b"na" | b"no" | b"ao" | b"um" | b"se"),
+        3 => matches!(w, b"das" | b"dos" | b"nas" | b"nos" | b"por" | b"com" | b"aos" | b"uma" | b"que"),
+        4 => w == b"para",
+        _ => false,
+    }
 }
 
 /// Portuguese function words that carry no meaning for similarity.
@@ -156,12 +308,22 @@ pub fn format_brl(value: f64) -> String {
     let digits = whole.to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push('.');
         }
         grouped.push(ch);
     }
     format!("{}R$ {},{:02}", if negative { "-" } else { "" }, grouped, frac.min(99))
+}
+
+/// Formats a number with `places` decimals and a decimal comma: `17.44` -> `17,4` (one place).
+pub fn format_decimal(x: f64, places: usize) -> String {
+    format!("{x:.places$}").replace('.', ",")
+}
+
+/// `"1 caso"`, `"3 casos"`: a count with the singular or plural noun.
+pub fn count_of(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
 /// Formats a fraction as a percentage with one decimal and a comma: `0.4237` -> `42,4%`.
@@ -193,6 +355,14 @@ mod tests {
         });
         assert_eq!(fast, words(text));
         assert!(is_stopword_bytes(b"de") && !is_stopword_bytes(b"obra"));
+        let mut hashes = Vec::new();
+        for_each_word_hash("Obra DE reforma; OBRA", |h| hashes.push(h));
+        assert_eq!(hashes.len(), 3, "the stopword is skipped");
+        assert_eq!(hashes[0], hashes[2], "case does not matter");
+        assert_ne!(hashes[0], hashes[1]);
+        let mut long = Vec::new();
+        for_each_word_hash("ESPECIALIZADAS especializada", |h| long.push(h));
+        assert_ne!(long[0], long[1]);
     }
 
     #[test]
@@ -201,5 +371,8 @@ mod tests {
         assert_eq!(format_brl(0.5), "R$ 0,50");
         assert_eq!(format_brl(999.0), "R$ 999,00");
         assert_eq!(format_pct(0.4237), "42,4%");
+        assert_eq!(format_decimal(17.44, 1), "17,4");
+        assert_eq!(count_of(1, "caso", "casos"), "1 caso");
+        assert_eq!(count_of(2, "caso", "casos"), "2 casos");
     }
 }

@@ -14,9 +14,11 @@ use crate::model::contract::Contract;
 const CONTRACT_CAP: f64 = 0.10;
 /// Largest share of an organ-year's value one clean supplier may have.
 const SUPPLIER_CAP: f64 = 0.14;
+/// Share a heavy supplier is brought down to.
+const SUPPLIER_TARGET: f64 = 0.12;
 
 /// Contract positions grouped by (organ index, year), in key order.
-pub fn organ_years(metas: &[Meta]) -> BTreeMap<(usize, i32), Vec<usize>> {
+pub fn organ_years(metas: &[Meta]) -> Groups {
     let mut groups: BTreeMap<(usize, i32), Vec<usize>> = BTreeMap::new();
     for (i, m) in metas.iter().enumerate() {
         groups.entry((m.organ, m.year)).or_default().push(i);
@@ -25,35 +27,47 @@ pub fn organ_years(metas: &[Meta]) -> BTreeMap<(usize, i32), Vec<usize>> {
 }
 
 /// Total value of the contracts at these positions.
-pub fn total(contracts: &[Contract], idx: &[usize]) -> f64 {
-    idx.iter().map(|&i| contracts[i].value()).sum()
+pub fn total(metas: &[Meta], idx: &[usize]) -> f64 {
+    idx.iter().map(|&i| metas[i].value).sum()
 }
 
-/// Multiplies a contract's values by `f`, keeping cents.
-pub fn scale(c: &mut Contract, f: f64) {
+/// Multiplies a contract's values by `f`, keeping cents (and its metadata in step).
+pub fn scale(c: &mut Contract, m: &mut Meta, f: f64) {
     c.initial_value = (c.initial_value * f * 100.0).round() / 100.0;
     c.final_value = (c.final_value * f * 100.0).round() / 100.0;
+    m.value = c.value();
 }
 
-/// Gives a contract to another supplier of the same category.
-pub fn reassign(c: &mut Contract, m: &mut Meta, world: &World, supplier: usize) {
-    let s = &world.pools[m.cat].suppliers[supplier];
+/// Gives a contract to supplier `supplier` of pool `pool`.
+pub fn reassign(c: &mut Contract, m: &mut Meta, world: &World, pool: usize, supplier: usize) {
+    let s = &world.pools[pool].suppliers[supplier];
     c.supplier.name.clone_from(&s.name);
     c.supplier.document.clone_from(&s.cnpj);
+    m.pool = pool;
     m.supplier = supplier;
 }
 
+/// Contract positions per organ-year.
+pub type Groups = BTreeMap<(usize, i32), Vec<usize>>;
+
 /// Applies both caps to every organ-year.
-pub fn enforce_caps(contracts: &mut [Contract], metas: &mut [Meta], world: &World, rng: &mut ChaCha8Rng) {
-    for idx in organ_years(metas).into_values() {
+pub fn enforce_caps(
+    contracts: &mut [Contract],
+    metas: &mut [Meta],
+    groups: &Groups,
+    world: &World,
+    rng: &mut ChaCha8Rng,
+) {
+    for idx in groups.values() {
+        let mut values: Vec<f64> = idx.iter().map(|&i| metas[i].value).collect();
         if idx.len() >= 15 {
             for _ in 0..3 {
-                let cap = CONTRACT_CAP * total(contracts, &idx);
-                for &i in &idx {
-                    let v = contracts[i].value();
-                    if v > cap {
-                        let f = cap * rng.gen_range(0.6..0.95) / v;
-                        scale(&mut contracts[i], f);
+                let cap = CONTRACT_CAP * values.iter().sum::<f64>();
+                for (k, &i) in idx.iter().enumerate() {
+                    if values[k] > cap {
+                        let f = cap * rng.gen_range(0.6..0.95) / values[k];
+                        scale(&mut contracts[i], &mut metas[i], f);
+                        values[k] = metas[i].value;
                     }
                 }
             }
@@ -61,26 +75,30 @@ pub fn enforce_caps(contracts: &mut [Contract], metas: &mut [Meta], world: &Worl
         if idx.len() < 8 {
             continue;
         }
-        for _ in 0..2 {
-            let t = total(contracts, &idx);
-            let mut per: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-            for &i in &idx {
-                *per.entry((metas[i].cat, metas[i].supplier)).or_default() += contracts[i].value();
-            }
-            let heavy: Vec<((usize, usize), f64)> = per.iter().filter(|(_, v)| **v > SUPPLIER_CAP * t).map(|(k, v)| (*k, *v)).collect();
-            for ((cat, supplier), mut value) in heavy {
-                for &i in &idx {
-                    if value <= 0.12 * t {
-                        break;
-                    }
-                    if metas[i].cat != cat || metas[i].supplier != supplier {
-                        continue;
-                    }
-                    let size = world.pools[cat].suppliers.len();
-                    let other = (supplier + rng.gen_range(1..size.max(2))) % size;
-                    value -= contracts[i].value();
-                    reassign(&mut contracts[i], &mut metas[i], world, other);
+        let t: f64 = values.iter().sum();
+        let width = world.pools.iter().map(|p| p.suppliers.len()).max().unwrap_or(0);
+        let mut per = vec![0.0f64; width * world.pools.len()];
+        for (k, &i) in idx.iter().enumerate() {
+            per[metas[i].pool * width + metas[i].supplier] += values[k];
+        }
+        let heavy: Vec<(usize, usize, f64)> = per
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v > SUPPLIER_CAP * t)
+            .map(|(slot, v)| (slot / width.max(1), slot % width.max(1), *v))
+            .collect();
+        for (pool, supplier, mut value) in heavy {
+            let size = world.pools[pool].suppliers.len();
+            for (k, &i) in idx.iter().enumerate() {
+                if value <= SUPPLIER_TARGET * t {
+                    break;
                 }
+                if metas[i].pool != pool || metas[i].supplier != supplier {
+                    continue;
+                }
+                let other = (supplier + rng.gen_range(1..size.max(2))) % size;
+                value -= values[k];
+                reassign(&mut contracts[i], &mut metas[i], world, pool, other);
             }
         }
     }

@@ -8,10 +8,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use super::catalog::{BOILERPLATE, DURATIONS, MONTH_WEIGHTS, PROFILES, Profile, modality};
+use super::catalog::{PROFILES, Profile};
+use super::mix::{CEILING_Z, DURATIONS, MODALITIES, MONTH_WEIGHTS, modality};
+use super::objects::{Fill, Seg, push_uint, render};
 use super::suppliers::Pool;
 use crate::model::contract::{Contract, Organ, Party, Unit};
-use crate::organs::{OrganInfo, UnitInfo};
+use crate::organs::OrganInfo;
 
 /// Everything the generator draws from: organs in play and their weights, category weights
 /// per organ, the years and the supplier pools.
@@ -26,21 +28,29 @@ pub struct World {
     pub years: Vec<i32>,
     /// One pool per profile.
     pub pools: Vec<Pool>,
+    /// Compiled object templates, per profile.
+    pub templates: Vec<Vec<Vec<Seg>>>,
 }
 
 /// Where a generated contract sits, for the post-processing passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Meta {
     /// Index into `World::organs`.
     pub organ: usize,
     /// Index into [`PROFILES`].
     pub cat: usize,
-    /// Index into the category's pool.
+    /// Which pool the supplier comes from (its own category's, unless a plant moved it).
+    pub pool: usize,
+    /// Index into that pool.
     pub supplier: usize,
     /// Signing year.
     pub year: i32,
     /// Signing month, 1-12.
     pub month: u32,
+    /// The contract's value (kept in step with it).
+    pub value: f64,
+    /// Index into [`MODALITIES`].
+    pub modality: usize,
 }
 
 /// What to generate; `None` fields are drawn.
@@ -79,8 +89,10 @@ pub fn cumulative(weights: impl IntoIterator<Item = f64>) -> Vec<f64> {
 }
 
 /// The 9-digit id of the contract at position `idx`.
-fn id_for(idx: usize, rng: &mut ChaCha8Rng) -> String {
-    (100_000_000 + idx as u64 * 7 + rng.gen_range(0..7u64)).to_string()
+pub fn id_for(idx: usize, rng: &mut ChaCha8Rng) -> String {
+    let mut id = String::with_capacity(9);
+    push_uint(&mut id, 100_000_000 + idx as u64 * 7 + rng.gen_range(0..7u64), 9);
+    id
 }
 
 fn days_in_month(year: i32, month: u32) -> u32 {
@@ -92,9 +104,12 @@ fn days_in_month(year: i32, month: u32) -> u32 {
     }
 }
 
-/// A value drawn from the profile's log-normal.
+/// A value drawn from the profile's log-normal, below its reference price ceiling.
 pub fn draw_value(p: &Profile, rng: &mut ChaCha8Rng) -> f64 {
-    let z: f64 = rng.sample(StandardNormal);
+    let mut z: f64 = rng.sample(StandardNormal);
+    while z > CEILING_Z {
+        z = rng.sample(StandardNormal);
+    }
     (p.median * (p.sigma * z).exp() * 100.0).round() / 100.0
 }
 
@@ -110,23 +125,40 @@ pub fn make(world: &World, rng: &mut ChaCha8Rng, idx: usize, d: Draw) -> (Contra
     let info = world.organs[organ];
     let unit = &info.units[rng.gen_range(0..info.units.len())];
     let value = d.value.unwrap_or_else(|| draw_value(profile, rng));
-    let (modality, legal) = modality(profile.category, value, rng.r#gen());
+    let modality_index = modality(profile.category, value, rng.r#gen());
+    let (modality, legal) = MODALITIES[modality_index];
     let day = rng.gen_range(1..=days_in_month(year, month));
     let signed = NaiveDate::from_ymd_opt(year, month, day).unwrap_or(NaiveDate::MIN);
     let months = DURATIONS[rng.gen_range(0..DURATIONS.len())];
     let published = signed + Days::new(rng.gen_range(1..=8));
     let valid_from = signed + Days::new(rng.gen_range(0..=10));
     let valid_until = valid_from + Days::new(u64::from(months) * 365 / 12);
-    let final_value = if rng.gen_bool(0.25) { (value * rng.gen_range(1.0..1.25) * 100.0).round() / 100.0 } else { value };
-    let template = profile.templates[rng.gen_range(0..profile.templates.len())];
-    let object = render(template, profile, rng, unit, year, months);
+    let final_value =
+        if rng.gen_bool(0.25) { (value * rng.gen_range(1.0..1.25) * 100.0).round() / 100.0 } else { value };
+    let y = u64::try_from(year).unwrap_or(0);
+    let mut process_number = String::with_capacity(20);
+    process_number.push_str(info.code);
+    process_number.push('.');
+    push_uint(&mut process_number, rng.gen_range(0..1_000_000), 6);
+    process_number.push('/');
+    push_uint(&mut process_number, y, 4);
+    process_number.push('-');
+    push_uint(&mut process_number, rng.gen_range(10..100), 2);
+    let templates = &world.templates[cat];
+    let segs = &templates[rng.gen_range(0..templates.len())];
+    let fill = Fill { profile, unit, year, months, process: &process_number };
+    let object = render(segs, &fill, rng);
+    let mut number = String::with_capacity(10);
+    push_uint(&mut number, rng.gen_range(1..100_000), 5);
+    number.push('/');
+    push_uint(&mut number, y, 4);
     let s = &pool.suppliers[supplier];
     let reference = NaiveDate::from_ymd_opt(2025, 6, 30).unwrap_or(NaiveDate::MIN);
     let contract = Contract {
         id: id_for(idx, rng),
-        number: format!("{:05}/{}", rng.gen_range(1..100_000u32), year),
+        number,
         object,
-        process_number: format!("{}.{:06}/{}-{:02}", info.code, rng.gen_range(0..1_000_000u32), year, rng.gen_range(10..100u32)),
+        process_number,
         legal_basis: legal.to_string(),
         situation: if valid_until >= reference { "Ativo" } else { "Encerrado" }.to_string(),
         modality: modality.to_string(),
@@ -140,7 +172,7 @@ pub fn make(world: &World, rng: &mut ChaCha8Rng, idx: usize, d: Draw) -> (Contra
         valid_from: Some(valid_from),
         valid_until: Some(valid_until),
     };
-    (contract, Meta { organ, cat, supplier, year, month })
+    (contract, Meta { organ, cat, pool: cat, supplier, year, month, value: final_value, modality: modality_index })
 }
 
 /// A month 1-12 by the seasonality weights.
@@ -155,102 +187,48 @@ pub fn pick_month(u: f64) -> u32 {
     12
 }
 
-/// Fills a template's slots.
-fn render(template: &str, p: &Profile, rng: &mut ChaCha8Rng, unit: &UnitInfo, year: i32, months: u32) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(template.len() + 192);
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let Some(len) = rest[start..].find('}') else { break };
-        let slot = &rest[start + 1..start + len];
-        match slot {
-            "B" => out.push_str(BOILERPLATE),
-            "ITENS" => push_items(&mut out, p.items, rng),
-            "UG" => out.push_str(unit.name),
-            "CIDADE" => out.push_str(unit.city),
-            "QTD" => {
-                let _ = write!(out, "{}", rng.gen_range(10..10_000u32));
-            }
-            "MESES" => {
-                let _ = write!(out, "{months}");
-            }
-            "REF" => {
-                let _ = write!(out, "{:05}/{}", rng.gen_range(1..100_000u32), year);
-            }
-            "LOTE" => {
-                let _ = write!(out, "{}", rng.gen_range(1..=40u32));
-            }
-            other => out.push_str(other),
-        }
-        rest = &rest[start + len + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Three distinct items, "A, B E C".
-fn push_items(out: &mut String, items: &[&str], rng: &mut ChaCha8Rng) {
-    let mut idx = [0usize; 16];
-    let n = items.len().min(16);
-    for (i, slot) in idx.iter_mut().enumerate().take(n) {
-        *slot = i;
-    }
-    let k = 3.min(n);
-    for i in 0..k {
-        let j = rng.gen_range(i..n);
-        idx.swap(i, j);
-    }
-    for (i, item) in idx[..k].iter().map(|&j| items[j]).enumerate() {
-        if i > 0 {
-            out.push_str(if i + 1 == k { " E " } else { ", " });
-        }
-        out.push_str(item);
-    }
-}
+/// The contracts of one chunk and their metadata.
+type Chunk = (Vec<Contract>, Vec<Meta>);
 
 /// Contracts per chunk; each chunk has its own generator.
 const CHUNK: usize = 8192;
 
-/// Generates `n` clean contracts at positions `0..n`, in parallel chunks.
-pub fn generate(world: &World, seed: u64, n: usize) -> (Vec<Contract>, Vec<Meta>) {
+/// Generates `n` clean contracts at positions `0..n`, in parallel: each thread takes a
+/// contiguous run of chunks, each chunk with its own generator, so the output does not depend
+/// on the number of threads. `capacity` reserves room for contracts added later.
+pub fn generate(world: &World, seed: u64, n: usize, capacity: usize) -> (Vec<Contract>, Vec<Meta>) {
     let chunks = n.div_ceil(CHUNK);
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, chunks.max(1));
-    let chunk = |k: usize| -> (Vec<Contract>, Vec<Meta>) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let range = k * CHUNK..((k + 1) * CHUNK).min(n);
-        let mut cs = Vec::with_capacity(range.len());
-        let mut ms = Vec::with_capacity(range.len());
-        for idx in range {
-            let (c, m) = make(world, &mut rng, idx, Draw::default());
-            cs.push(c);
-            ms.push(m);
+    let per_thread = chunks.div_ceil(threads.max(1)).max(1);
+    let run = |first: usize, last: usize, reserve: usize| -> Chunk {
+        let mut cs = Vec::with_capacity(reserve);
+        let mut ms = Vec::with_capacity(reserve);
+        for k in first..last {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            for idx in k * CHUNK..((k + 1) * CHUNK).min(n) {
+                let (c, m) = make(world, &mut rng, idx, Draw::default());
+                cs.push(c);
+                ms.push(m);
+            }
         }
         (cs, ms)
     };
-    let mut parts: Vec<(usize, (Vec<Contract>, Vec<Meta>))> = if threads <= 1 {
-        (0..chunks).map(|k| (k, chunk(k))).collect()
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let chunk = &chunk;
-                    s.spawn(move || (t..chunks).step_by(threads).map(|k| (k, chunk(k))).collect::<Vec<_>>())
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| match h.join() {
-                    Ok(v) => v,
-                    Err(e) => std::panic::resume_unwind(e),
-                })
-                .collect()
-        })
-    };
-    parts.sort_by_key(|(k, _)| *k);
-    let mut contracts = Vec::with_capacity(n);
-    let mut metas = Vec::with_capacity(n);
-    for (_, (cs, ms)) in parts {
+    let first_last = (1..chunks.div_ceil(per_thread)).map(|t| (t * per_thread, ((t + 1) * per_thread).min(chunks)));
+    let (mut contracts, mut metas, rest) = std::thread::scope(|s| {
+        let run = &run;
+        let handles: Vec<_> =
+            first_last.map(|(a, b)| s.spawn(move || run(a, b, (b * CHUNK).min(n) - a * CHUNK))).collect();
+        let (cs, ms) = run(0, per_thread.min(chunks), capacity.max(n));
+        let rest: Vec<Chunk> = handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(v) => v,
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect();
+        (cs, ms, rest)
+    });
+    for (cs, ms) in rest {
         contracts.extend(cs);
         metas.extend(ms);
     }

@@ -4,14 +4,18 @@
 //! Clean data follows real patterns (log-normal values per object category, real SIAFI organ
 //! and UG codes, suppliers with valid CNPJs and skewed popularity, mild December seasonality,
 //! boilerplate object texts with varied items, quantities and references). Planted anomalies
-//! come at small fixed rates, at least one of each kind from 200 contracts on: overpriced
-//! contracts (`price_zscore`), a supplier with 40-60% of an organ-year (`supplier_concentration`),
-//! an organ-year with 35-50% of its value in December (`end_of_year`) and near-copies of
-//! contracts (`duplicate_contracts`). The same spec always gives the same data.
+//! come at small fixed rates, at least one of each kind from 200 contracts on: contracts priced
+//! 5-20 times their peer median (`price_zscore`), a supplier given contracts of an organ-year
+//! until it holds 40-60% of its value (`supplier_concentration`), an organ-year whose contracts
+//! are moved into December until December holds 35-50% of its value (`end_of_year`), and
+//! near-copies of contracts (`duplicate_contracts`). The same spec always gives the same data;
+//! the count is exact (copies are taken out of the clean budget).
 
 pub mod balance;
 pub mod catalog;
 pub mod clean;
+pub mod mix;
+pub mod objects;
 pub mod plant;
 pub mod suppliers;
 
@@ -23,8 +27,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::model::anomaly::AnomalyType;
 use crate::model::dataset::Dataset;
 use crate::organs::{ORGANS, OrganInfo, organ_by_code};
-use catalog::{ORGAN_WEIGHTS, PROFILES, organ_affinity};
+use catalog::PROFILES;
 use clean::{World, cumulative};
+use mix::{ORGAN_WEIGHTS, organ_affinity};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +96,7 @@ pub fn world(spec: &DemoSpec) -> World {
         cat_cum,
         years: spec.year.map_or_else(|| vec![2024, 2025], |y| vec![y]),
         pools: suppliers::pools(spec.seed, suppliers::pool_size(spec.contracts)),
+        templates: objects::compile_all(),
     }
 }
 
@@ -100,9 +106,10 @@ pub fn generate(spec: &DemoSpec) -> DemoData {
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x0BAD_5EED_0000_0001);
     let plan = plant::plan(&world, spec.contracts, &mut rng);
     let n_clean = spec.contracts.saturating_sub(plan.extras());
-    let (mut contracts, mut metas) = clean::generate(&world, spec.seed, n_clean);
-    balance::enforce_caps(&mut contracts, &mut metas, &world, &mut rng);
-    let mut field = plant::Field { contracts, metas, world: &world, used: HashSet::new() };
+    let (mut contracts, mut metas) = clean::generate(&world, spec.seed, n_clean, spec.contracts);
+    let groups = balance::organ_years(&metas);
+    balance::enforce_caps(&mut contracts, &mut metas, &groups, &world, &mut rng);
+    let mut field = plant::Field { contracts, metas, world: &world, used: HashSet::new(), groups };
     let mut planted = plant::price(&mut field, plan.price, &mut rng);
     planted.extend(plant::duplicates(&mut field, plan.duplicates, &mut rng));
     for g in &plan.concentration {

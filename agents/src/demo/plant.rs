@@ -1,17 +1,18 @@
 //! The planted, labelled anomalies of the demo data: overpriced contracts, a supplier holding
 //! most of an organ-year, an organ-year crowded into December, and near-copies of contracts.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{Datelike, Days};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::balance::{organ_years, scale, total};
-use super::catalog::{PROFILES, mean_value};
-use super::clean::{Draw, Meta, World, draw_value, make, pick, pick_month};
 use super::Planted;
+use super::balance::{Groups, reassign, scale, total};
+use super::catalog::{PROFILES, mean_value};
+use super::clean::{Meta, World, id_for};
+use crate::detect::stats::median;
 use crate::detect::{concentration as conc, duplicates as dup, price as pz, temporal};
 use crate::model::anomaly::AnomalyType;
 use crate::model::contract::Contract;
@@ -38,8 +39,6 @@ pub struct GroupPlan {
     pub year: i32,
     /// Target share (of the supplier, or of December).
     pub share: f64,
-    /// Contracts added.
-    pub extras: usize,
     /// Category of the concentrated supplier (concentration only).
     pub cat: usize,
     /// Supplier index in the category pool (concentration only).
@@ -47,16 +46,10 @@ pub struct GroupPlan {
 }
 
 impl Plan {
-    /// Contracts the plan adds on top of the clean ones.
+    /// Contracts the plan adds on top of the clean ones (the copies).
     pub fn extras(&self) -> usize {
-        self.duplicates + self.concentration.iter().chain(&self.end_of_year).map(|g| g.extras).sum::<usize>()
+        self.duplicates
     }
-}
-
-/// Expected mean contract value in an organ.
-fn organ_mean(world: &World, organ: usize) -> f64 {
-    let cum = &world.cat_cum[organ];
-    (0..PROFILES.len()).map(|c| (cum[c] - if c == 0 { 0.0 } else { cum[c - 1] }) * mean_value(&PROFILES[c])).sum()
 }
 
 /// Decides the plants for a dataset of `n` contracts.
@@ -65,20 +58,17 @@ pub fn plan(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Plan {
     if n < 200 {
         return Plan { price: round(n as f64 * 0.005), duplicates: round(n as f64 * 0.003), ..Plan::default() };
     }
-    let mut keys: Vec<(usize, i32)> =
+    let keys: Vec<(usize, i32)> =
         (0..world.organs.len()).flat_map(|o| world.years.iter().map(move |y| (o, *y))).collect();
     let groups = (round(n as f64 / 4000.0)).clamp(1, (keys.len() / 4).max(1));
     let weight = |o: usize| world.organ_cum[o] - if o == 0 { 0.0 } else { world.organ_cum[o - 1] };
     // Weighted order without replacement: larger organs first, by chance.
     let mut scored: Vec<(f64, (usize, i32))> =
-        keys.drain(..).map(|k| (rng.r#gen::<f64>().powf(1.0 / weight(k.0).max(1e-9)), k)).collect();
+        keys.into_iter().map(|k| (rng.r#gen::<f64>().powf(1.0 / weight(k.0).max(1e-9)), k)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<(usize, i32)> = scored.into_iter().map(|(_, k)| k).collect();
-    let shared = order.len() < 2;
-    let expected = |o: usize| n as f64 * weight(o) / world.years.len() as f64;
     let mut concentration = Vec::new();
     for &(organ, year) in order.iter().take(groups) {
-        let share = if shared { rng.gen_range(0.55..0.60) } else { rng.gen_range(0.40..0.60) };
         let cum = &world.cat_cum[organ];
         let mut cats: Vec<(f64, usize)> = (0..PROFILES.len())
             .map(|c| ((cum[c] - if c == 0 { 0.0 } else { cum[c - 1] }) * mean_value(&PROFILES[c]), c))
@@ -87,33 +77,21 @@ pub fn plan(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Plan {
         let cat = cats[rng.gen_range(0..3.min(cats.len()))].1;
         let size = world.pools[cat].suppliers.len();
         let supplier = rng.gen_range(2.min(size - 1)..10.min(size));
-        let m = expected(organ) * share / (1.0 - share) * organ_mean(world, organ) / mean_value(&PROFILES[cat]);
-        concentration.push(GroupPlan { organ, year, share, extras: (m.ceil() as usize).max(4), cat, supplier });
+        concentration.push(GroupPlan { organ, year, share: rng.gen_range(0.40..0.50), cat, supplier });
     }
-    let eoy_keys: Vec<(usize, i32)> = if shared { order.clone() } else { order.iter().skip(groups).copied().collect() };
-    let end_of_year = eoy_keys
+    let skip = if order.len() > groups { groups } else { 0 };
+    let end_of_year = order
         .iter()
+        .skip(skip)
         .take(groups)
-        .map(|&(organ, year)| {
-            let share = if shared { rng.gen_range(0.35..0.40) } else { rng.gen_range(0.35..0.50) };
-            let m = expected(organ) * (share - 0.1) / (1.0 - share);
-            GroupPlan { organ, year, share, extras: (m.ceil() as usize).max(6), cat: 0, supplier: 0 }
-        })
+        .map(|&(organ, year)| GroupPlan { organ, year, share: rng.gen_range(0.35..0.42), cat: 0, supplier: 0 })
         .collect();
-    let mut p = Plan {
+    Plan {
         price: round(n as f64 * 0.005).max(1),
         duplicates: round(n as f64 * 0.003).max(1),
         concentration,
         end_of_year,
-    };
-    let budget = n / 2;
-    if p.extras() > budget {
-        let f = budget as f64 / p.extras() as f64;
-        for g in p.concentration.iter_mut().chain(p.end_of_year.iter_mut()) {
-            g.extras = ((g.extras as f64 * f) as usize).max(3);
-        }
     }
-    p
 }
 
 /// The data being planted into.
@@ -126,22 +104,36 @@ pub struct Field<'a> {
     pub world: &'a World,
     /// Positions already used by a plant.
     pub used: HashSet<usize>,
+    /// Positions per organ-year, kept up to date as contracts are added.
+    pub groups: Groups,
 }
 
 impl Field<'_> {
-    fn push(&mut self, rng: &mut ChaCha8Rng, d: Draw) -> usize {
-        let idx = self.contracts.len();
-        let (c, m) = make(self.world, rng, idx, d);
-        self.contracts.push(c);
-        self.metas.push(m);
-        idx
+    /// The positions of an organ-year's contracts.
+    fn group(&self, organ: usize, year: i32) -> &[usize] {
+        self.groups.get(&(organ, year)).map_or(&[], Vec::as_slice)
     }
 }
 
-/// Prices `count` contracts at 5-20 times their category median (never above 8% of their
-/// organ-year, so they do not also make a concentration).
+/// Median value of the clean contracts of each (category, modality) peer group.
+/// Groups of fewer than [`MIN_PEERS`] contracts are left out (the detector would fall back to
+/// a coarser baseline for them).
+fn peer_medians(f: &Field<'_>) -> HashMap<(usize, usize), f64> {
+    let mut groups: HashMap<(usize, usize), Vec<f64>> = HashMap::new();
+    for m in &f.metas {
+        groups.entry((m.cat, m.modality)).or_default().push(m.value);
+    }
+    groups.into_iter().filter(|(_, v)| v.len() >= MIN_PEERS).map(|(k, v)| (k, median(&v))).collect()
+}
+
+/// Fewest contracts in a peer group for one of its members to be overpriced on purpose.
+const MIN_PEERS: usize = 20;
+
+/// Prices `count` contracts at 5-20 times the median of their peer group (same category and
+/// modality), never above 8% of their organ-year so they do not also make a concentration.
 pub fn price(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    let groups = organ_years(&f.metas);
+    let totals: HashMap<(usize, i32), f64> = f.groups.iter().map(|(k, idx)| (*k, total(&f.metas, idx))).collect();
+    let medians = peer_medians(f);
     let mut out = Vec::new();
     let n = f.contracts.len();
     let mut attempts = 0;
@@ -152,17 +144,18 @@ pub fn price(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Plant
         if f.used.contains(&i) || p.median > 450_000.0 {
             continue;
         }
+        let Some(&peer) = medians.get(&(f.metas[i].cat, f.metas[i].modality)) else { continue };
         let key = (f.metas[i].organ, f.metas[i].year);
-        let t = groups.get(&key).map_or(0.0, |idx| total(&f.contracts, idx));
-        let max = (0.08 * t / p.median).min(20.0);
+        let t = totals.get(&key).copied().unwrap_or(0.0);
+        let max = (0.08 * t / peer).min(20.0);
         if max < 6.0 {
             continue;
         }
         let mult = rng.gen_range(5.0f64.ln()..max.ln()).exp();
-        let target = p.median * mult;
         let c = &mut f.contracts[i];
-        c.initial_value = (target * 100.0).round() / 100.0;
+        c.initial_value = (peer * mult * 100.0).round() / 100.0;
         c.final_value = c.initial_value;
+        f.metas[i].value = c.final_value;
         f.used.insert(i);
         out.push(Planted {
             detector: pz::NAME,
@@ -199,11 +192,11 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
         copy.signed_on = Some(new_signed);
         copy.object = edit_object(&copy.object, rng);
         let factor = rng.gen_range(0.95..1.05);
-        scale(&mut copy, factor);
-        let idx = f.contracts.len();
-        copy.id = (100_000_000 + idx as u64 * 7 + rng.gen_range(0..7u64)).to_string();
-        copy.number = format!("{:05}/{}", rng.gen_range(1..100_000u32), new_signed.year());
         let mut meta = f.metas[i];
+        scale(&mut copy, &mut meta, factor);
+        let idx = f.contracts.len();
+        copy.id = id_for(idx, rng);
+        copy.number = format!("{:05}/{}", rng.gen_range(1..100_000u32), new_signed.year());
         meta.month = new_signed.month();
         f.used.insert(i);
         f.used.insert(idx);
@@ -215,6 +208,7 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
         });
         f.contracts.push(copy);
         f.metas.push(meta);
+        f.groups.entry((meta.organ, meta.year)).or_default().push(idx);
     }
     out
 }
@@ -236,10 +230,10 @@ fn edit_object(object: &str, rng: &mut ChaCha8Rng) -> String {
         .collect();
     let synonyms: Vec<usize> = (0..words.len()).filter(|&k| SYNONYMS.iter().any(|(a, _)| *a == words[k])).collect();
     if !synonyms.is_empty() && (numbers.is_empty() || rng.gen_bool(0.5)) {
-        if let Some(&k) = synonyms.choose(rng) {
-            if let Some((_, b)) = SYNONYMS.iter().find(|(a, _)| *a == words[k]) {
-                words[k] = (*b).to_string();
-            }
+        if let Some(&k) = synonyms.choose(rng)
+            && let Some((_, b)) = SYNONYMS.iter().find(|(a, _)| *a == words[k])
+        {
+            words[k] = (*b).to_string();
         }
     } else if let Some(&k) = numbers.choose(rng) {
         let v: u32 = words[k].parse().unwrap_or(0);
@@ -250,56 +244,55 @@ fn edit_object(object: &str, rng: &mut ChaCha8Rng) -> String {
     words.join(" ")
 }
 
-/// Adds contracts of one supplier to an organ-year until it holds the planned share of value.
+/// Positions of an organ-year's contracts not used by another plant, shuffled.
+fn shuffled_free(f: &Field<'_>, organ: usize, year: i32, rng: &mut ChaCha8Rng) -> Vec<usize> {
+    let mut idx: Vec<usize> = f.group(organ, year).iter().copied().filter(|i| !f.used.contains(i)).collect();
+    idx.shuffle(rng);
+    idx
+}
+
+/// Gives one supplier contracts of an organ-year (a bid-rigging winner across the organ's
+/// purchases) until it holds the planned share of the organ-year's value.
 pub fn concentration(f: &mut Field<'_>, g: &GroupPlan, rng: &mut ChaCha8Rng) {
-    let idx: Vec<usize> =
-        (0..f.contracts.len()).filter(|&i| f.metas[i].organ == g.organ && f.metas[i].year == g.year).collect();
-    let t = total(&f.contracts, &idx);
-    let own: f64 = idx
-        .iter()
-        .filter(|&&i| f.metas[i].cat == g.cat && f.metas[i].supplier == g.supplier)
-        .map(|&i| f.contracts[i].value())
-        .sum();
-    let add = (g.share * t - own) / (1.0 - g.share);
-    if add <= 0.0 || g.extras == 0 {
-        return;
-    }
-    let raw: Vec<f64> = (0..g.extras).map(|_| draw_value(&PROFILES[g.cat], rng)).collect();
-    let factor = add / raw.iter().sum::<f64>();
-    for r in raw {
-        let month = pick_month(rng.gen_range(0.0..0.9));
-        let value = (r * factor * 100.0).round() / 100.0;
-        let d = Draw {
-            organ: Some(g.organ),
-            cat: Some(g.cat),
-            year: Some(g.year),
-            month: Some(month),
-            supplier: Some(g.supplier),
-            value: Some(value),
-        };
-        let i = f.push(rng, d);
-        f.contracts[i].final_value = value;
+    let all = f.group(g.organ, g.year);
+    let t = total(&f.metas, all);
+    let is_ours = |m: &Meta| m.pool == g.cat && m.supplier == g.supplier;
+    let mut own: f64 = all.iter().filter(|&&i| is_ours(&f.metas[i])).map(|&i| f.metas[i].value).sum();
+    for i in shuffled_free(f, g.organ, g.year, rng) {
+        if own >= g.share * t {
+            break;
+        }
+        if is_ours(&f.metas[i]) {
+            continue;
+        }
+        own += f.metas[i].value;
+        reassign(&mut f.contracts[i], &mut f.metas[i], f.world, g.cat, g.supplier);
     }
 }
 
-/// Adds December contracts to an organ-year until December holds the planned share of value.
+/// Moves contracts of an organ-year into December until December holds the planned share of
+/// its value (a rush to spend the budget before the year closes).
 pub fn end_of_year(f: &mut Field<'_>, g: &GroupPlan, rng: &mut ChaCha8Rng) {
-    let idx: Vec<usize> =
-        (0..f.contracts.len()).filter(|&i| f.metas[i].organ == g.organ && f.metas[i].year == g.year).collect();
-    let t = total(&f.contracts, &idx);
-    let dec: f64 = idx.iter().filter(|&&i| f.metas[i].month == 12).map(|&i| f.contracts[i].value()).sum();
-    let add = (g.share * t - dec) / (1.0 - g.share);
-    if add <= 0.0 || g.extras == 0 {
-        return;
-    }
-    let cats: Vec<usize> = (0..g.extras).map(|_| pick(&f.world.cat_cum[g.organ], rng.r#gen())).collect();
-    let raw: Vec<f64> = cats.iter().map(|&c| draw_value(&PROFILES[c], rng)).collect();
-    let factor = add / raw.iter().sum::<f64>();
-    for (cat, r) in cats.into_iter().zip(raw) {
-        let value = (r * factor * 100.0).round() / 100.0;
-        let d = Draw { organ: Some(g.organ), cat: Some(cat), year: Some(g.year), month: Some(12), supplier: None, value: Some(value) };
-        let i = f.push(rng, d);
-        f.contracts[i].final_value = value;
+    let all = f.group(g.organ, g.year);
+    let t = total(&f.metas, all);
+    let mut december: f64 = all.iter().filter(|&&i| f.metas[i].month == 12).map(|&i| f.metas[i].value).sum();
+    for i in shuffled_free(f, g.organ, g.year, rng) {
+        if december >= g.share * t {
+            break;
+        }
+        if f.metas[i].month == 12 {
+            continue;
+        }
+        let c = &mut f.contracts[i];
+        let Some(signed) = c.signed_on else { continue };
+        let Some(new_signed) = chrono::NaiveDate::from_ymd_opt(g.year, 12, rng.gen_range(1..=31)) else { continue };
+        let delta = new_signed.signed_duration_since(signed);
+        c.published_on = c.published_on.map(|d| d + delta);
+        c.valid_from = c.valid_from.map(|d| d + delta);
+        c.valid_until = c.valid_until.map(|d| d + delta);
+        c.signed_on = Some(new_signed);
+        f.metas[i].month = 12;
+        december += c.value();
     }
 }
 
@@ -307,12 +300,11 @@ pub fn end_of_year(f: &mut Field<'_>, g: &GroupPlan, rng: &mut ChaCha8Rng) {
 pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
     let mut out = Vec::new();
     for g in &plan.concentration {
-        let ids: Vec<String> = (0..f.contracts.len())
-            .filter(|&i| {
-                let m = &f.metas[i];
-                m.organ == g.organ && m.year == g.year && m.cat == g.cat && m.supplier == g.supplier
-            })
-            .map(|i| f.contracts[i].id.clone())
+        let ids: Vec<String> = f
+            .group(g.organ, g.year)
+            .iter()
+            .filter(|&&i| f.metas[i].pool == g.cat && f.metas[i].supplier == g.supplier)
+            .map(|&i| f.contracts[i].id.clone())
             .collect();
         if ids.is_empty() {
             continue;
@@ -325,9 +317,11 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
         });
     }
     for g in &plan.end_of_year {
-        let ids: Vec<String> = (0..f.contracts.len())
-            .filter(|&i| f.metas[i].organ == g.organ && f.metas[i].year == g.year && f.metas[i].month == 12)
-            .map(|i| f.contracts[i].id.clone())
+        let ids: Vec<String> = f
+            .group(g.organ, g.year)
+            .iter()
+            .filter(|&&i| f.metas[i].month == 12)
+            .map(|&i| f.contracts[i].id.clone())
             .collect();
         out.push(Planted {
             detector: temporal::NAME,

@@ -155,11 +155,14 @@ const LEXICON: &[(&str, Category)] = &[
 /// How many leading words of an object are read.
 const MAX_WORDS: usize = 24;
 
+/// A keyword: stem, whether it matches as a prefix, its category.
+type Keyword = (&'static str, bool, Category);
+
 /// The lexicon indexed by first letter.
-fn index() -> &'static [Vec<(&'static str, bool, Category)>; 26] {
-    static INDEX: OnceLock<[Vec<(&'static str, bool, Category)>; 26]> = OnceLock::new();
+fn index() -> &'static [Vec<Keyword>; 26] {
+    static INDEX: OnceLock<[Vec<Keyword>; 26]> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut idx: [Vec<(&'static str, bool, Category)>; 26] = Default::default();
+        let mut idx: [Vec<Keyword>; 26] = Default::default();
         for (kw, cat) in LEXICON {
             let (stem, prefix) = match kw.strip_suffix('*') {
                 Some(s) => (s, true),

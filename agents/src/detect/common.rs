@@ -105,28 +105,15 @@ pub fn round4(x: f64) -> f64 {
 /// Contract indices grouped by (organ code, signing year), in key order. Contracts without an
 /// organ code, a signing date or a positive value are left out.
 pub fn by_organ_year(ds: &Dataset) -> BTreeMap<(&str, i32), Vec<usize>> {
-    let mut groups: BTreeMap<(&str, i32), Vec<usize>> = BTreeMap::new();
-    let mut last: Option<((&str, i32), Vec<usize>)> = None;
+    let mut groups: std::collections::HashMap<(&str, i32), Vec<usize>, FxBuild> = Default::default();
     for (i, c) in ds.contracts.iter().enumerate() {
         let (Some(d), false) = (c.signed_on, c.organ.code.is_empty()) else { continue };
         if c.value() <= 0.0 || !c.value().is_finite() {
             continue;
         }
-        let key = (c.organ.code.as_str(), d.year());
-        match &mut last {
-            Some((k, v)) if *k == key => v.push(i),
-            _ => {
-                if let Some((k, v)) = last.take() {
-                    groups.entry(k).or_default().extend(v);
-                }
-                last = Some((key, vec![i]));
-            }
-        }
+        groups.entry((c.organ.code.as_str(), d.year())).or_default().push(i);
     }
-    if let Some((k, v)) = last {
-        groups.entry(k).or_default().extend(v);
-    }
-    groups
+    groups.into_iter().collect()
 }
 
 /// A fast, non-cryptographic hasher (the Fx hash of rustc) for integer and short string keys.
@@ -140,8 +127,14 @@ impl std::hash::Hasher for FxHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(FX_SEED);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+        for b in chunks.remainder() {
+            self.write_u64(u64::from(*b));
         }
     }
     fn write_u64(&mut self, i: u64) {
@@ -157,15 +150,6 @@ impl std::hash::Hasher for FxHasher {
 
 /// `HashMap` build-hasher using [`FxHasher`].
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-
-/// A 64-bit hash of a word, for token sets.
-pub fn word_hash(w: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in w {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^ (h >> 29)
-}
 
 #[cfg(test)]
 mod tests {

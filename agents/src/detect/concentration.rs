@@ -5,14 +5,14 @@
 //! a large share says little). The confidence grows with the share (0.45 at 25%, 0.85 at 40%,
 //! 0.97 at 60% and above) and is lowered for organ-years with fewer than 10 contracts.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde_json::json;
 
 use super::Detector;
 use super::common::{
-    adjust_confidence, by_organ_year, contract_ref, details, organ_name, organ_ref, ramp, round2, round4, severity,
-    supplier_ref,
+    FxBuild, adjust_confidence, by_organ_year, contract_ref, details, organ_name, organ_ref, ramp, round2, round4,
+    severity, supplier_ref,
 };
 use super::stats::hhi;
 use crate::agent::{AnalysisError, CancelFlag};
@@ -38,7 +38,8 @@ pub struct SupplierConcentration;
 
 /// Confidence of a flag at this share, before the sensitivity shift.
 pub fn confidence_for(share: f64, contracts: usize) -> f64 {
-    let base = if share <= 0.40 { ramp(share, THRESHOLD, 0.45, 0.40, 0.85) } else { ramp(share, 0.40, 0.85, 0.60, 0.97) };
+    let base =
+        if share <= 0.40 { ramp(share, THRESHOLD, 0.45, 0.40, 0.85) } else { ramp(share, 0.40, 0.85, 0.60, 0.97) };
     if contracts < 10 { base * 0.9 } else { base }
 }
 
@@ -56,7 +57,7 @@ impl Detector for SupplierConcentration {
             if members.len() < MIN_CONTRACTS {
                 continue;
             }
-            let mut per_supplier: BTreeMap<&str, (f64, Vec<usize>)> = BTreeMap::new();
+            let mut per_supplier: HashMap<&str, (f64, Vec<usize>), FxBuild> = HashMap::default();
             let mut total = 0.0;
             for &i in &members {
                 let c = &ds.contracts[i];
@@ -74,11 +75,15 @@ impl Detector for SupplierConcentration {
             }
             let group_hhi = hhi(per_supplier.values().map(|(v, _)| v / total));
             let flagged = per_supplier.values().filter(|(v, _)| v / total > THRESHOLD).count();
-            for (doc, (value, idx)) in &per_supplier {
-                let share = value / total;
-                if share > THRESHOLD {
-                    let g = OrganYear { organ, year, total, contracts: members.len(), suppliers: per_supplier.len(), flagged };
-                    out.push(anomaly(ds, &g, doc, *value, idx, group_hhi, p));
+            let mut heavy: Vec<(&&str, &(f64, Vec<usize>))> =
+                per_supplier.iter().filter(|(_, (v, _))| v / total > THRESHOLD).collect();
+            heavy.sort_by(|a, b| a.0.cmp(b.0));
+            for (doc, (value, idx)) in heavy {
+                let g =
+                    OrganYear { organ, year, total, contracts: members.len(), suppliers: per_supplier.len(), flagged };
+                let a = anomaly(ds, &g, doc, *value, idx, group_hhi, p);
+                if a.confidence >= p.confidence_threshold {
+                    out.push(a);
                 }
             }
         }

@@ -12,18 +12,19 @@
 
 use std::collections::HashMap;
 
-use chrono::Datelike;
 use serde_json::json;
 
 use super::Detector;
-use super::common::{FxBuild, adjust_confidence, contract_ref, details, iso, ramp, round2, round4, severity, word_hash};
+use super::common::{FxBuild, adjust_confidence, contract_ref, details, iso, round2, round4, severity};
+use super::simjoin::{Pair, Scratch, components, supplier_pairs};
+pub use super::simjoin::{pair_confidence, similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
 };
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
-use crate::text::{for_each_word_bytes, format_brl, format_pct, is_stopword_bytes};
+use crate::text::{format_brl, format_pct};
 
 /// Detector name.
 pub const NAME: &str = "duplicate_contracts";
@@ -33,69 +34,12 @@ pub const THRESHOLD: f64 = 0.85;
 pub const VALUE_TOLERANCE: f64 = 0.10;
 /// Signing dates within this many days count as close.
 pub const MAX_DAYS: i64 = 60;
+/// Datasets at least this large split the suppliers over threads.
+const PARALLEL_FROM: usize = 20_000;
 
 /// The duplicate contracts detector.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DuplicateContracts;
-
-/// One verified pair (indices into the dataset).
-#[derive(Debug, Clone, Copy)]
-struct Pair {
-    a: usize,
-    b: usize,
-    similarity: f64,
-    value_diff: f64,
-    days: Option<i64>,
-    confidence: f64,
-}
-
-/// Jaccard index of two sets given as slices sorted in the same total order.
-fn jaccard(x: &[(u32, u64)], y: &[(u32, u64)]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = x.len() + y.len() - common;
-    if union == 0 { 0.0 } else { common as f64 / union as f64 }
-}
-
-/// The hashed word set of an object text (sorted, deduplicated).
-pub fn word_set(object: &str) -> Vec<u64> {
-    let mut set = Vec::with_capacity(40);
-    for_each_word_bytes(object, |w| {
-        if !is_stopword_bytes(w) {
-            set.push(word_hash(w));
-        }
-        true
-    });
-    set.sort_unstable();
-    set.dedup();
-    set
-}
-
-/// Jaccard similarity of two object texts, as the detector computes it.
-pub fn similarity(a: &str, b: &str) -> f64 {
-    let key = |s: Vec<u64>| s.into_iter().map(|h| (0u32, h)).collect::<Vec<_>>();
-    jaccard(&key(word_set(a)), &key(word_set(b)))
-}
-
-/// Confidence of one pair, before the sensitivity shift.
-pub fn pair_confidence(similarity: f64, value_diff: f64, days: Option<i64>) -> f64 {
-    let value_close = value_diff <= VALUE_TOLERANCE;
-    let date_close = days.is_some_and(|d| d <= MAX_DAYS);
-    let base = if value_close && date_close { 0.65 } else { 0.45 };
-    let v = if value_close { 1.0 - value_diff / VALUE_TOLERANCE } else { 0.0 };
-    let d = days.filter(|d| *d <= MAX_DAYS).map_or(0.0, |d| 1.0 - d as f64 / MAX_DAYS as f64);
-    base + ramp(similarity, THRESHOLD, 0.0, 1.0, 0.2) + 0.05 * v + 0.05 * d
-}
 
 impl Detector for DuplicateContracts {
     fn name(&self) -> &'static str {
@@ -106,156 +50,69 @@ impl Detector for DuplicateContracts {
     }
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
         let cs = &ds.contracts;
-        let mut order: Vec<usize> =
-            (0..cs.len()).filter(|&i| !cs[i].supplier.document.is_empty() && cs[i].value().is_finite()).collect();
-        order.sort_by(|&a, &b| cs[a].supplier.document.cmp(&cs[b].supplier.document).then(a.cmp(&b)));
-        let mut out = Vec::new();
-        let mut done = 0usize;
-        let mut start = 0;
-        let mut scratch = Scratch::default();
-        while start < order.len() {
-            let doc = &cs[order[start]].supplier.document;
-            let mut end = start + 1;
-            while end < order.len() && cs[order[end]].supplier.document == *doc {
-                end += 1;
-            }
-            let run = &order[start..end];
-            start = end;
-            if run.len() < 2 {
+        let mut slot: HashMap<&str, usize, FxBuild> = HashMap::default();
+        let mut runs: Vec<Vec<usize>> = Vec::new();
+        for (i, c) in cs.iter().enumerate() {
+            if c.supplier.document.is_empty() || !c.value().is_finite() {
                 continue;
             }
-            done += run.len();
-            if done >= 2048 {
-                cancel.check()?;
-                done = 0;
-            }
-            let pairs = supplier_pairs(ds, run, &mut scratch);
-            if !pairs.is_empty() {
+            let k = *slot.entry(c.supplier.document.as_str()).or_insert_with(|| {
+                runs.push(Vec::new());
+                runs.len() - 1
+            });
+            runs[k].push(i);
+        }
+        // Smallest suppliers first: the scratch maps only grow, so clearing them stays
+        // proportional to the supplier at hand.
+        runs.retain(|r| r.len() >= 2);
+        runs.sort_by_key(|r| (r.len(), r[0]));
+        let shards = if cs.len() >= PARALLEL_FROM {
+            std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8)
+        } else {
+            1
+        };
+        let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
+            let mut out = Vec::new();
+            let mut done = 0usize;
+            let mut scratch = Scratch::default();
+            for run in runs.iter().skip(k).step_by(shards) {
+                done += run.len();
+                if done >= 2048 {
+                    cancel.check()?;
+                    done = 0;
+                }
+                let pairs = supplier_pairs(ds, run, &mut scratch);
                 for group in components(run, &pairs) {
-                    out.push(anomaly(ds, &group, &pairs, run.len(), p));
+                    let a = anomaly(ds, &group, &pairs, run.len(), p);
+                    if a.confidence >= p.confidence_threshold {
+                        out.push(a);
+                    }
                 }
             }
+            Ok(out)
+        };
+        let mut out = Vec::new();
+        if shards == 1 {
+            out = shard(0)?;
+        } else {
+            let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = std::thread::scope(|s| {
+                let shard = &shard;
+                let handles: Vec<_> = (0..shards).map(|k| s.spawn(move || shard(k))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(AnalysisError::InvalidInput("duplicate search panicked".into())))
+                    })
+                    .collect()
+            });
+            for r in results {
+                out.extend(r?);
+            }
+            out.sort_by(|a, b| a.id.cmp(&b.id));
         }
         Ok(out)
     }
-}
-
-/// Scratch space reused from one supplier to the next.
-#[derive(Default)]
-struct Scratch {
-    freq: HashMap<u64, u32, FxBuild>,
-    index: HashMap<u64, Vec<(u32, u32)>, FxBuild>,
-    candidates: Vec<u32>,
-}
-
-/// Fewest common words two sets of these sizes need to reach the Jaccard threshold.
-fn min_overlap(a: usize, b: usize) -> usize {
-    ((THRESHOLD * (a + b) as f64) / (1.0 + THRESHOLD) - 1e-9).ceil() as usize
-}
-
-/// Every verified duplicate pair among the contracts of one supplier.
-///
-/// Prefix filtering with positions (PPJoin): words are ordered rarest first within the
-/// supplier; two sets above the threshold share a word among their first
-/// `|x| - ceil(0.85 |x|) + 1`, and the first shared word's positions bound the overlap.
-fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec<Pair> {
-    let cs = &ds.contracts;
-    let sets: Vec<Vec<u64>> = run.iter().map(|&i| word_set(&cs[i].object)).collect();
-    scratch.freq.clear();
-    scratch.index.clear();
-    for s in &sets {
-        for h in s {
-            *scratch.freq.entry(*h).or_default() += 1;
-        }
-    }
-    let ordered: Vec<Vec<(u32, u64)>> = sets
-        .iter()
-        .map(|s| {
-            let mut v: Vec<(u32, u64)> = s.iter().map(|h| (scratch.freq.get(h).copied().unwrap_or(0), *h)).collect();
-            v.sort_unstable();
-            v
-        })
-        .collect();
-    let values: Vec<f64> = run.iter().map(|&i| cs[i].value()).collect();
-    let days: Vec<Option<i64>> = run.iter().map(|&i| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()))).collect();
-    let mut pairs = Vec::new();
-    for (x, tokens) in ordered.iter().enumerate() {
-        let len = tokens.len();
-        if len == 0 {
-            continue;
-        }
-        let prefix = (len - (85 * len).div_ceil(100) + 1).min(len);
-        scratch.candidates.clear();
-        for (i, t) in tokens[..prefix].iter().enumerate() {
-            let list = scratch.index.entry(t.1).or_default();
-            for &(y, j) in list.iter() {
-                let other = ordered[y as usize].len();
-                let bound = 1 + (len - i - 1).min(other - j as usize - 1);
-                if bound >= min_overlap(len, other) {
-                    scratch.candidates.push(y);
-                }
-            }
-            list.push((x as u32, i as u32));
-        }
-        scratch.candidates.sort_unstable();
-        scratch.candidates.dedup();
-        for &y in &scratch.candidates {
-            let y = y as usize;
-            let (va, vb) = (values[y], values[x]);
-            let value_diff = if va.max(vb) > 0.0 { (va - vb).abs() / va.max(vb) } else { 0.0 };
-            let apart = match (days[y], days[x]) {
-                (Some(a), Some(b)) => Some((a - b).abs()),
-                _ => None,
-            };
-            if value_diff > VALUE_TOLERANCE && !apart.is_some_and(|d| d <= MAX_DAYS) {
-                continue;
-            }
-            let similarity = jaccard(&ordered[y], tokens);
-            if similarity > THRESHOLD {
-                let confidence = pair_confidence(similarity, value_diff, apart);
-                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart, confidence });
-            }
-        }
-    }
-    pairs
-}
-
-/// Groups of mutually connected contracts, each sorted by signing date then id (earliest first).
-fn components(run: &[usize], pairs: &[Pair]) -> Vec<Vec<usize>> {
-    let pos: HashMap<usize, usize, FxBuild> = run.iter().enumerate().map(|(k, i)| (*i, k)).collect();
-    let mut parent: Vec<usize> = (0..run.len()).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    for p in pairs {
-        let (Some(&a), Some(&b)) = (pos.get(&p.a), pos.get(&p.b)) else { continue };
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        if ra != rb {
-            parent[ra.max(rb)] = ra.min(rb);
-        }
-    }
-    let mut groups: HashMap<usize, Vec<usize>, FxBuild> = HashMap::default();
-    let involved: Vec<usize> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-    for i in involved {
-        if let Some(&k) = pos.get(&i) {
-            let r = find(&mut parent, k);
-            groups.entry(r).or_default().push(i);
-        }
-    }
-    let mut out: Vec<Vec<usize>> = groups
-        .into_values()
-        .map(|mut g| {
-            g.sort_unstable();
-            g.dedup();
-            g
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: usize, p: &DetectionParams) -> Anomaly {
@@ -287,7 +144,11 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
     td.insert("max_days".into(), json!(MAX_DAYS));
     let data_points = members
         .iter()
-        .map(|&i| DataPoint { metric: "contract_value".into(), value: round2(cs[i].value()), timestamp: iso(cs[i].signed_on) })
+        .map(|&i| DataPoint {
+            metric: "contract_value".into(),
+            value: round2(cs[i].value()),
+            timestamp: iso(cs[i].signed_on),
+        })
         .collect();
     let patterns = inside
         .iter()
@@ -363,7 +224,11 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
             human_readable: human,
             technical,
             contributing_factors: vec![
-                Factor { factor: "similarity".into(), impact: 0.6, description: format!("objects {:.0}% alike", max_sim * 100.0) },
+                Factor {
+                    factor: "similarity".into(),
+                    impact: 0.6,
+                    description: format!("objects {:.0}% alike", max_sim * 100.0),
+                },
                 Factor { factor: "same_supplier".into(), impact: 0.2, description: "same supplier document".into() },
                 Factor {
                     factor: "close_value_or_date".into(),

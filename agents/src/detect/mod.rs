@@ -6,6 +6,7 @@ pub mod common;
 pub mod concentration;
 pub mod duplicates;
 pub mod price;
+pub mod simjoin;
 pub mod stats;
 pub mod temporal;
 
@@ -20,19 +21,15 @@ pub trait Detector: Send + Sync {
     fn name(&self) -> &'static str;
     /// The type of every anomaly it yields.
     fn kind(&self) -> AnomalyType;
-    /// Runs over the dataset. Returns every anomaly that passes the detector's literal
-    /// threshold (confidence filtering is the engine's job), in a deterministic order.
-    /// Returns `Err(Cancelled)` soon after `cancel` is set.
+    /// Runs over the dataset. Returns the anomalies that pass the detector's literal threshold
+    /// with confidence at or above `p.confidence_threshold` (weaker findings are not built;
+    /// the engine filters again), in a deterministic order. Returns `Err(Cancelled)` soon
+    /// after `cancel` is set.
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError>;
 }
 
 /// Names of every detector, in the order [`all`] returns them.
-pub const NAMES: &[&str] = &[
-    price::NAME,
-    concentration::NAME,
-    temporal::NAME,
-    duplicates::NAME,
-];
+pub const NAMES: &[&str] = &[price::NAME, concentration::NAME, temporal::NAME, duplicates::NAME];
 
 /// Every detector.
 pub fn all() -> Vec<Box<dyn Detector>> {

@@ -20,7 +20,7 @@ use crate::model::anomaly::{
 };
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
-use crate::text::{format_brl, format_pct};
+use crate::text::{format_brl, format_decimal, format_pct};
 
 /// Detector name.
 pub const NAME: &str = "price_zscore";
@@ -42,6 +42,14 @@ enum Baseline {
 }
 
 impl Baseline {
+    /// Confidence multiplier: coarser baselines say less.
+    fn factor(self) -> f64 {
+        match self {
+            Baseline::PeerGroup => 1.0,
+            Baseline::Category => 0.92,
+            Baseline::Global => 0.8,
+        }
+    }
     fn as_str(self) -> &'static str {
         match self {
             Baseline::PeerGroup => "peer_group",
@@ -66,7 +74,9 @@ impl Group {
         let l: Vec<f64> = members.iter().map(|&i| logs[i]).collect();
         let v: Vec<f64> = members.iter().map(|&i| values[i]).collect();
         let (mean_log, std_log) = mean_std(&l);
-        let flagged = if std_log > 0.0 { l.iter().filter(|x| (*x - mean_log) / std_log > THRESHOLD).count() } else { 0 };
+        let std_log = if std_log > 1e-9 { std_log } else { 0.0 };
+        let flagged =
+            if std_log > 0.0 { l.iter().filter(|x| (*x - mean_log) / std_log > THRESHOLD).count() } else { 0 };
         Group { label, size: members.len(), mean_log, std_log, median: median(&v), flagged }
     }
     fn z(&self, log: f64) -> f64 {
@@ -149,7 +159,10 @@ impl Detector for PriceZScore {
                 continue;
             }
             let z = group.z(logs[i]);
-            if z > THRESHOLD {
+            if z > THRESHOLD
+                && adjust_confidence(confidence_for(z, baseline.factor(), group.size), p.sensitivity)
+                    >= p.confidence_threshold
+            {
                 out.push(anomaly(ds, i, group, baseline, z, p));
             }
         }
@@ -161,12 +174,7 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
     let c = &ds.contracts[i];
     let value = c.value();
     let at_stake = (value - g.median).max(0.0);
-    let factor = match baseline {
-        Baseline::PeerGroup => 1.0,
-        Baseline::Category => 0.92,
-        Baseline::Global => 0.8,
-    };
-    let confidence = adjust_confidence(confidence_for(z, factor, g.size), p.sensitivity);
+    let confidence = adjust_confidence(confidence_for(z, baseline.factor(), g.size), p.sensitivity);
     let ratio = if g.median > 0.0 { value / g.median } else { f64::INFINITY };
     let contamination = g.flagged as f64 / g.size as f64;
     let mut td = details(NAME, THRESHOLD, at_stake);
@@ -183,24 +191,24 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
     let supplier = if c.supplier.name.is_empty() { "fornecedor não informado" } else { c.supplier.name.as_str() };
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let description = format!(
-        "Contrato {} com {} de {} custa {:.1} vezes a mediana de {} dos {} contratos comparáveis ({}; z = {:.2})",
+        "Contrato {} com {} de {} custa {} vezes a mediana de {} dos {} contratos comparáveis ({}; z = {})",
         number,
         supplier,
         format_brl(value),
-        ratio,
+        format_decimal(ratio, 1),
         format_brl(g.median),
         g.size,
         g.label,
-        z
+        format_decimal(z, 2)
     );
     let human = format!(
-        "O contrato {} ({}) foi assinado por {} com {}, valor {:.1} vezes maior que o contrato típico do mesmo \
+        "O contrato {} ({}) foi assinado por {} com {}, valor {} vezes maior que o contrato típico do mesmo \
          tipo ({} contratos de {}). A diferença para a mediana é de {}; vale pedir ao órgão a pesquisa de preços.",
         number,
         c.object.chars().take(120).collect::<String>(),
         format_brl(value),
         supplier,
-        ratio,
+        format_decimal(ratio, 1),
         g.size,
         g.label,
         format_brl(at_stake)

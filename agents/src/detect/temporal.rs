@@ -80,7 +80,10 @@ impl Detector for EndOfYear {
             let p_value = binomial_upper_p(counts[11], members.len(), EXPECTED_SHARE);
             if share > SHARE_FACTOR * EXPECTED_SHARE && p_value < ALPHA {
                 let s = Series { organ, year, values, counts, total, share, p_value };
-                out.push(anomaly(ds, &s, &december, p));
+                let a = anomaly(ds, &s, &december, p);
+                if a.confidence >= p.confidence_threshold {
+                    out.push(a);
+                }
             }
         }
         Ok(out)

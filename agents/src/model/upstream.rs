@@ -144,11 +144,8 @@ pub fn contract_from_upstream(index: usize, v: &Value) -> Result<Contract, Recor
     let supplier = party(obj.get("fornecedor")).map_err(|m| err(id_ref, "fornecedor.cnpjFormatado", m))?;
     let ug = obj.get("unidadeGestora").and_then(Value::as_object);
     let organ_obj = ug.and_then(|u| u.get("orgaoMaximo")).and_then(Value::as_object);
-    let organ = Organ {
-        code: text(organ_obj, "codigo"),
-        acronym: text(organ_obj, "sigla"),
-        name: text(organ_obj, "nome"),
-    };
+    let organ =
+        Organ { code: text(organ_obj, "codigo"), acronym: text(organ_obj, "sigla"), name: text(organ_obj, "nome") };
     let organ = if organ.code.is_empty() {
         let vinc = ug.and_then(|u| u.get("orgaoVinculado")).and_then(Value::as_object);
         Organ { code: text(vinc, "codigoSIAFI"), acronym: text(vinc, "sigla"), name: text(vinc, "nome") }

@@ -1,0 +1,231 @@
+//! The similarity join behind `duplicate_contracts`: word sets of object texts, and every
+//! pair of one supplier's contracts whose sets are more than 85% alike (Jaccard) and whose
+//! values or signing dates are close, found without comparing all pairs.
+
+use std::collections::HashMap;
+
+use chrono::Datelike;
+
+use super::common::{FxBuild, ramp};
+use super::duplicates::{MAX_DAYS, THRESHOLD, VALUE_TOLERANCE};
+use crate::model::dataset::Dataset;
+use crate::text::for_each_word_hash;
+
+/// One verified pair (indices into the dataset).
+#[derive(Debug, Clone, Copy)]
+pub struct Pair {
+    /// The earlier-indexed contract.
+    pub a: usize,
+    /// The other contract.
+    pub b: usize,
+    /// Jaccard similarity of their objects.
+    pub similarity: f64,
+    /// Value difference as a fraction of the larger value.
+    pub value_diff: f64,
+    /// Days between the signing dates, when both are known.
+    pub days: Option<i64>,
+    /// Confidence of the pair, before the sensitivity shift.
+    pub confidence: f64,
+}
+
+/// Jaccard index of two sets given as slices sorted in the same total order.
+pub fn jaccard(x: &[(u32, u64)], y: &[(u32, u64)]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < x.len() && j < y.len() {
+        match x[i].cmp(&y[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = x.len() + y.len() - common;
+    if union == 0 { 0.0 } else { common as f64 / union as f64 }
+}
+
+/// The hashed word set of an object text (sorted, deduplicated).
+pub fn word_set(object: &str) -> Vec<u64> {
+    let mut set = Vec::with_capacity(48);
+    for_each_word_hash(object, |h| set.push(h));
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// Jaccard similarity of two object texts, as the detector computes it.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let key = |s: Vec<u64>| s.into_iter().map(|h| (0u32, h)).collect::<Vec<_>>();
+    jaccard(&key(word_set(a)), &key(word_set(b)))
+}
+
+/// Confidence of one pair, before the sensitivity shift.
+pub fn pair_confidence(similarity: f64, value_diff: f64, days: Option<i64>) -> f64 {
+    let value_close = value_diff <= VALUE_TOLERANCE;
+    let date_close = days.is_some_and(|d| d <= MAX_DAYS);
+    let base = if value_close && date_close { 0.65 } else { 0.45 };
+    let v = if value_close { 1.0 - value_diff / VALUE_TOLERANCE } else { 0.0 };
+    let d = days.filter(|d| *d <= MAX_DAYS).map_or(0.0, |d| 1.0 - d as f64 / MAX_DAYS as f64);
+    base + ramp(similarity, THRESHOLD, 0.0, 1.0, 0.2) + 0.05 * v + 0.05 * d
+}
+
+/// Scratch space reused from one supplier to the next.
+#[derive(Default)]
+pub struct Scratch {
+    /// How many times each word occurs among the supplier's objects.
+    freq: HashMap<u64, u32, FxBuild>,
+    /// Per word: the sets indexed under it, as (set, position of the word, set size).
+    index: HashMap<u64, Vec<(u32, u16, u16)>, FxBuild>,
+    candidates: Vec<u32>,
+    /// Word hashes of every object, back to back, and where each object's end.
+    raw: Vec<u64>,
+    raw_end: Vec<usize>,
+    /// Each object's word set as (frequency, hash), rarest first, back to back.
+    flat: Vec<(u32, u64)>,
+    bounds: Vec<(usize, usize)>,
+}
+
+/// Fewest common words two sets of these sizes need to reach the Jaccard threshold.
+pub fn min_overlap(a: usize, b: usize) -> usize {
+    // ceil(0.85 (a + b) / 1.85) in integers.
+    (85 * (a + b)).div_ceil(185)
+}
+
+/// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
+/// ordered by (frequency within the supplier, hash) and deduplicated.
+fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
+    let Scratch { freq, index, raw, raw_end, flat, bounds, .. } = scratch;
+    freq.clear();
+    index.clear();
+    raw.clear();
+    raw_end.clear();
+    for &i in run {
+        for_each_word_hash(&ds.contracts[i].object, |h| raw.push(h));
+        raw_end.push(raw.len());
+    }
+    for h in raw.iter() {
+        *freq.entry(*h).or_default() += 1;
+    }
+    flat.clear();
+    bounds.clear();
+    let mut start = 0;
+    for &end in raw_end.iter() {
+        let first = flat.len();
+        flat.extend(raw[start..end].iter().map(|h| (freq.get(h).copied().unwrap_or(0), *h)));
+        flat[first..].sort_unstable();
+        let mut kept = first;
+        for r in first..flat.len() {
+            if r == first || flat[r] != flat[kept - 1] {
+                flat[kept] = flat[r];
+                kept += 1;
+            }
+        }
+        flat.truncate(kept.min(first + usize::from(u16::MAX)));
+        bounds.push((first, flat.len()));
+        start = end;
+    }
+}
+
+/// Every verified duplicate pair among the contracts of one supplier.
+///
+/// Prefix filtering with positions (AllPairs / PPJoin): words are ordered rarest first within
+/// the supplier and sets are processed smallest first; a set is indexed by its first
+/// `|y| - ceil(2t/(1+t) |y|) + 1` words and probes with its first `|x| - ceil(t |x|) + 1`; two
+/// sets above the threshold must meet there, and the first shared word's positions bound the
+/// overlap, which prunes most candidates before any similarity is computed.
+pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec<Pair> {
+    let cs = &ds.contracts;
+    word_sets(ds, run, scratch);
+    let Scratch { index, candidates, flat, bounds, .. } = scratch;
+    let set = |k: usize| &flat[bounds[k].0..bounds[k].1];
+    let values: Vec<f64> = run.iter().map(|&i| cs[i].value()).collect();
+    let days: Vec<Option<i64>> =
+        run.iter().map(|&i| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()))).collect();
+    // Smaller sets first, so an indexed set is never larger than the probing one.
+    let mut by_size: Vec<usize> = (0..run.len()).collect();
+    by_size.sort_by_key(|&k| (bounds[k].1 - bounds[k].0, k));
+    let mut pairs = Vec::new();
+    for &x in &by_size {
+        let tokens = set(x);
+        let len = tokens.len();
+        if len == 0 {
+            continue;
+        }
+        let probe = (len - (85 * len).div_ceil(100) + 1).min(len);
+        let indexed = (len - (170 * len).div_ceil(185) + 1).min(len);
+        candidates.clear();
+        for (i, t) in tokens[..probe].iter().enumerate() {
+            let list = index.entry(t.1).or_default();
+            for &(y, j, other) in list.iter() {
+                let (j, other) = (usize::from(j), usize::from(other));
+                let bound = 1 + (len - i - 1).min(other - j - 1);
+                if bound >= min_overlap(len, other) {
+                    candidates.push(y);
+                }
+            }
+            if i < indexed {
+                list.push((x as u32, i as u16, len as u16));
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for &y in candidates.iter() {
+            let y = y as usize;
+            let (va, vb) = (values[y], values[x]);
+            let value_diff = if va.max(vb) > 0.0 { (va - vb).abs() / va.max(vb) } else { 0.0 };
+            let apart = match (days[y], days[x]) {
+                (Some(a), Some(b)) => Some((a - b).abs()),
+                _ => None,
+            };
+            if value_diff > VALUE_TOLERANCE && apart.is_none_or(|d| d > MAX_DAYS) {
+                continue;
+            }
+            let similarity = jaccard(set(y), tokens);
+            if similarity > THRESHOLD {
+                let confidence = pair_confidence(similarity, value_diff, apart);
+                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart, confidence });
+            }
+        }
+    }
+    pairs
+}
+
+/// Groups of mutually connected contracts, each sorted by signing date then id (earliest first).
+pub fn components(run: &[usize], pairs: &[Pair]) -> Vec<Vec<usize>> {
+    let pos: HashMap<usize, usize, FxBuild> = run.iter().enumerate().map(|(k, i)| (*i, k)).collect();
+    let mut parent: Vec<usize> = (0..run.len()).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for p in pairs {
+        let (Some(&a), Some(&b)) = (pos.get(&p.a), pos.get(&p.b)) else { continue };
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut groups: HashMap<usize, Vec<usize>, FxBuild> = HashMap::default();
+    let involved: Vec<usize> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    for i in involved {
+        if let Some(&k) = pos.get(&i) {
+            let r = find(&mut parent, k);
+            groups.entry(r).or_default().push(i);
+        }
+    }
+    let mut out: Vec<Vec<usize>> = groups
+        .into_values()
+        .map(|mut g| {
+            g.sort_unstable();
+            g.dedup();
+            g
+        })
+        .collect();
+    out.sort();
+    out
+}

@@ -1,0 +1,48 @@
+//! Helpers for the unit tests: hand-made contracts and recall of planted anomalies.
+
+use chrono::NaiveDate;
+
+use crate::demo::DemoData;
+use crate::model::anomaly::Anomaly;
+use crate::model::contract::{Contract, Organ, Party, Unit};
+
+/// A contract with the fields detectors read; the rest are plausible constants.
+pub fn contract(id: &str, object: &str, supplier: &str, organ: &str, value: f64, signed: (i32, u32, u32)) -> Contract {
+    let date = NaiveDate::from_ymd_opt(signed.0, signed.1, signed.2);
+    Contract {
+        id: id.to_string(),
+        number: format!("{id}/2024"),
+        object: object.to_string(),
+        process_number: String::new(),
+        legal_basis: String::new(),
+        situation: "Ativo".to_string(),
+        modality: "Pregão".to_string(),
+        supplier: Party { name: format!("EMPRESA {supplier}"), document: supplier.to_string() },
+        unit: Unit { code: "250005".to_string(), name: "UG".to_string() },
+        organ: Organ { code: organ.to_string(), acronym: String::new(), name: format!("Órgão {organ}") },
+        initial_value: value,
+        final_value: value,
+        signed_on: date,
+        published_on: date,
+        valid_from: date,
+        valid_until: date,
+    }
+}
+
+/// Fraction of the planted anomalies of `detector` for which some anomaly of that detector
+/// names every planted record id, and the planted ones missed.
+pub fn recall(data: &DemoData, anomalies: &[Anomaly], detector: &str) -> (f64, usize, Vec<Vec<String>>) {
+    let planted: Vec<_> = data.planted.iter().filter(|p| p.detector == detector).collect();
+    let mut missed = Vec::new();
+    for p in &planted {
+        let hit = anomalies
+            .iter()
+            .filter(|a| a.detector() == detector)
+            .any(|a| p.record_ids.iter().all(|id| a.record_ids().any(|r| r == id)));
+        if !hit {
+            missed.push(p.record_ids.clone());
+        }
+    }
+    let n = planted.len();
+    (if n == 0 { 1.0 } else { (n - missed.len()) as f64 / n as f64 }, n, missed)
+}
