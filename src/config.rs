@@ -175,8 +175,12 @@ pub struct AuthConfig {
     pub access_token_ttl_secs: u64,
     /// Refresh token life in seconds.
     pub refresh_token_ttl_secs: u64,
-    /// Multiplies the 0/1/5/15/60/300 s failed-login delay schedule.
+    /// Multiplies the 0/1/5/15/60/300 s failed-login delay schedule (and the 300 s lock).
     pub login_delay_scale: f64,
+    /// Seconds without a request after which a session ends.
+    pub session_idle_secs: u64,
+    /// The `iss` claim of issued tokens, and the only one accepted.
+    pub issuer: String,
     /// Bootstrap admin e-mail (`VIGIA_ADMIN_EMAIL`).
     pub admin_email: Option<String>,
     /// Bootstrap admin password (`VIGIA_ADMIN_PASSWORD`, environment only).
@@ -190,6 +194,8 @@ impl Default for AuthConfig {
             access_token_ttl_secs: 900,
             refresh_token_ttl_secs: 604_800,
             login_delay_scale: 1.0,
+            session_idle_secs: 7200,
+            issuer: "vigia".into(),
             admin_email: None,
             admin_password: None,
         }
@@ -370,6 +376,20 @@ impl Config {
         if !(self.auth.login_delay_scale.is_finite() && self.auth.login_delay_scale >= 0.0) {
             return bad("auth.login_delay_scale", "must be >= 0");
         }
+        // Ten years bounds every auth duration, so time arithmetic cannot overflow.
+        const TEN_YEARS: std::ops::RangeInclusive<u64> = 1..=315_360_000;
+        for (key, secs) in [
+            ("auth.access_token_ttl_secs", self.auth.access_token_ttl_secs),
+            ("auth.refresh_token_ttl_secs", self.auth.refresh_token_ttl_secs),
+            ("auth.session_idle_secs", self.auth.session_idle_secs),
+        ] {
+            if !TEN_YEARS.contains(&secs) {
+                return bad(key, "must be between 1 second and 10 years");
+            }
+        }
+        if self.auth.issuer.trim().is_empty() {
+            return bad("auth.issuer", "must not be empty");
+        }
         if self.investigations.max_concurrent == 0 {
             return bad("investigations.max_concurrent", "must be at least 1");
         }
@@ -399,6 +419,9 @@ mod tests {
         assert_eq!(cfg.server.addr.to_string(), "127.0.0.1:8000");
         assert_eq!(cfg.agents.max_loaded_agents, 10);
         assert_eq!(cfg.auth.access_token_ttl_secs, 900);
+        assert_eq!(cfg.auth.session_idle_secs, 7200);
+        assert_eq!(cfg.auth.issuer, "vigia");
+        assert!(cfg.rate_limit.enabled && !cfg.security.ip_whitelist_enabled);
         assert!(!cfg.production_mode());
     }
 

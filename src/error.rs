@@ -34,6 +34,20 @@ pub enum ErrorCode {
     Conflict,
     /// The service is shutting down or a dependency is not ready.
     ServiceUnavailable,
+    /// Credentials are required and none were sent.
+    Unauthorized,
+    /// Wrong e-mail, password or second factor.
+    InvalidCredentials,
+    /// The access token expired (details: expirou_em, token_renovacao_valido).
+    TokenExpired,
+    /// The token is malformed, tampered with, revoked or of the wrong kind.
+    TokenInvalid,
+    /// The caller lacks a permission, or the resource belongs to someone else.
+    InsufficientPermissions,
+    /// Too many failed logins: the account is locked for a while.
+    AccountLocked,
+    /// The account uses MFA and the login carried no TOTP or backup code.
+    MfaRequired,
     /// Anything else; the message is generic, the cause goes to the log.
     Internal,
 }
@@ -57,6 +71,13 @@ impl ErrorCode {
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL_ERROR",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::InvalidCredentials => "CREDENCIAIS_INVALIDAS",
+            ErrorCode::TokenExpired => "TOKEN_EXPIRADO",
+            ErrorCode::TokenInvalid => "TOKEN_INVALIDO",
+            ErrorCode::InsufficientPermissions => "PERMISSOES_INSUFICIENTES",
+            ErrorCode::AccountLocked => "CONTA_BLOQUEADA",
+            ErrorCode::MfaRequired => "MFA_OBRIGATORIO",
         }
     }
     /// Portuguese code string.
@@ -77,6 +98,14 @@ impl ErrorCode {
             ErrorCode::Conflict => "CONFLITO",
             ErrorCode::ServiceUnavailable => "SERVICO_INDISPONIVEL",
             ErrorCode::Internal => "ERRO_INTERNO",
+            // The spec names the authentication codes in Portuguese for both variants.
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::InvalidCredentials => "CREDENCIAIS_INVALIDAS",
+            ErrorCode::TokenExpired => "TOKEN_EXPIRADO",
+            ErrorCode::TokenInvalid => "TOKEN_INVALIDO",
+            ErrorCode::InsufficientPermissions => "PERMISSOES_INSUFICIENTES",
+            ErrorCode::AccountLocked => "CONTA_BLOQUEADA",
+            ErrorCode::MfaRequired => "MFA_OBRIGATORIO",
         }
     }
 }

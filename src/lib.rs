@@ -2,9 +2,10 @@
 //! clients, the actor runtime hosting the analysis agents, the service facades and the HTTP
 //! shell. What is analysed lives in the `vigia-agents` crate.
 //!
-//! Layers point one way: `agents <- domain <- {storage, upstream, runtime} <- service <- http
-//! <- startup <- main`.
+//! Layers point one way: `agents <- domain <- {storage, upstream, runtime, auth} <- service <-
+//! http <- startup <- main`.
 
+pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod domain;

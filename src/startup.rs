@@ -11,12 +11,16 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tokio::net::TcpListener;
 
+use crate::auth::JwtKeys;
 use crate::config::Config;
 use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
-use crate::service::{HealthService, InvestigationService, Services};
+use crate::service::{
+    AdminService, AuditService, AuthService, HealthService, InvestigationService, RateLimits, Services,
+    WhitelistService,
+};
 use crate::storage::Store;
 use crate::upstream::Provider;
 
@@ -88,8 +92,18 @@ impl App {
             tracing::info!(resumed, "resumed interrupted investigations");
         }
         let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
+        let audit = Arc::new(AuditService::new(core.store.clone()));
+        let auth = build_auth(&config, &core.store, audit.clone()).await?;
         let state = AppState {
-            services: Services { investigations: core.investigations.clone(), health },
+            services: Services {
+                investigations: core.investigations.clone(),
+                health,
+                auth,
+                admin: Arc::new(AdminService::new(core.runtime.clone())),
+                whitelist: Arc::new(WhitelistService::new(core.store.clone(), config.security.ip_whitelist_enabled)),
+                audit,
+                rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),
+            },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),
             keep_alive_secs: config.server.keep_alive_secs,
@@ -139,6 +153,30 @@ impl App {
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+/// Loads (or on first start generates) the signing keys, forgets expired revocations and
+/// creates the bootstrap admin from `VIGIA_ADMIN_EMAIL` / `VIGIA_ADMIN_PASSWORD` when no user
+/// has that e-mail.
+async fn build_auth(config: &Config, store: &Store, audit: Arc<AuditService>) -> anyhow::Result<Arc<AuthService>> {
+    let keys = JwtKeys::load_or_generate(&config.storage.data_dir, &config.auth.issuer)
+        .context("loading the JWT signing keys")?;
+    let auth = Arc::new(AuthService::new(store.clone(), Arc::new(keys), audit, &config.auth));
+    auth.purge_expired_revocations().map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    match (&config.auth.admin_email, &config.auth.admin_password) {
+        (Some(email), Some(password)) => {
+            let created = auth
+                .bootstrap_admin(email, secrecy::ExposeSecret::expose_secret(password))
+                .await
+                .map_err(|e| anyhow::anyhow!("bootstrap admin: {}", e.message))?;
+            if created {
+                tracing::info!(email = %email, "created the bootstrap admin");
+            }
+        }
+        (Some(_), None) => tracing::warn!("VIGIA_ADMIN_EMAIL is set without VIGIA_ADMIN_PASSWORD: no bootstrap admin"),
+        _ => {}
+    }
+    Ok(auth)
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -5,7 +5,6 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use uuid::Uuid;
 
 use super::InvestigateArgs;
 use crate::config::Config;
@@ -45,7 +44,7 @@ async fn run(config: Config, args: InvestigateArgs) -> anyhow::Result<ExitCode> 
     let mut request = InvestigationRequest::new(args.query.clone());
     request.data_source = args.data_source.clone();
     request.include_explanations = Some(true);
-    let started = match core.investigations.start(request, Uuid::nil()).await {
+    let started = match core.investigations.start(request, None).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("vigia investigate: {}", e.message);
@@ -61,7 +60,7 @@ async fn run(config: Config, args: InvestigateArgs) -> anyhow::Result<ExitCode> 
         );
         bar
     });
-    let events = core.investigations.stream(id, 0).map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    let events = core.investigations.stream(id, 0, None).map_err(|e| anyhow::anyhow!("{}", e.message))?;
     futures::pin_mut!(events);
     while let Some(event) = futures::StreamExt::next(&mut events).await {
         if let (Some(bar), EventKind::Progress { percentage, current_phase, .. }) = (&bar, &event.kind) {
@@ -72,7 +71,7 @@ async fn run(config: Config, args: InvestigateArgs) -> anyhow::Result<ExitCode> 
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let inv = core.investigations.get(id).map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    let inv = core.investigations.get(id, None).map_err(|e| anyhow::anyhow!("{}", e.message))?;
     core.runtime.shutdown(std::time::Duration::from_secs(1)).await;
     if inv.results.is_none() {
         let why = inv.error.map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_else(|| inv.status.as_str().into());

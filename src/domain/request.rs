@@ -221,6 +221,33 @@ impl InvestigationRequest {
     }
 }
 
+impl Filters {
+    /// Whether a contract passes the filters (value, signing date, organ or unit, modality).
+    pub fn keep(&self, c: &vigia_agents::Contract) -> bool {
+        let v = c.value();
+        if self.min_value.is_some_and(|m| v < m) || self.max_value.is_some_and(|m| v > m) {
+            return false;
+        }
+        if let Some(r) = &self.date_range {
+            match c.signed_on {
+                Some(d) if d >= r.start && d <= r.end => {}
+                _ => return false,
+            }
+        }
+        if !self.organizations.is_empty() && !self.organizations.iter().any(|o| *o == c.organ.code || *o == c.unit.code)
+        {
+            return false;
+        }
+        if !self.contract_types.is_empty() {
+            let modality = vigia_agents::text::fold(&c.modality);
+            if !self.contract_types.iter().any(|t| modality.contains(&vigia_agents::text::fold(t))) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,32 +277,5 @@ mod tests {
         r.data_source = "twitter".into();
         assert_eq!(r.validate().unwrap_err().details["field"], "data_source");
         assert_eq!(InvestigationRequest::new("  ").validate().unwrap_err().details["field"], "query");
-    }
-}
-
-impl Filters {
-    /// Whether a contract passes the filters (value, signing date, organ or unit, modality).
-    pub fn keep(&self, c: &vigia_agents::Contract) -> bool {
-        let v = c.value();
-        if self.min_value.is_some_and(|m| v < m) || self.max_value.is_some_and(|m| v > m) {
-            return false;
-        }
-        if let Some(r) = &self.date_range {
-            match c.signed_on {
-                Some(d) if d >= r.start && d <= r.end => {}
-                _ => return false,
-            }
-        }
-        if !self.organizations.is_empty() && !self.organizations.iter().any(|o| *o == c.organ.code || *o == c.unit.code)
-        {
-            return false;
-        }
-        if !self.contract_types.is_empty() {
-            let modality = vigia_agents::text::fold(&c.modality);
-            if !self.contract_types.iter().any(|t| modality.contains(&vigia_agents::text::fold(t))) {
-                return false;
-            }
-        }
-        true
     }
 }

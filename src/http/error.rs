@@ -7,7 +7,8 @@
 //! Error responses that did not come from an `ApiError` (axum's own 404/405/413, a panic)
 //! are given an envelope by status there too, so no client ever sees a bare error.
 
-use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Value, json};
@@ -59,12 +60,24 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::AgentUnavailable | ErrorCode::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Unauthorized | ErrorCode::InvalidCredentials | ErrorCode::TokenExpired | ErrorCode::TokenInvalid => {
+            StatusCode::UNAUTHORIZED
+        }
+        ErrorCode::InsufficientPermissions => StatusCode::FORBIDDEN,
+        ErrorCode::AccountLocked => StatusCode::LOCKED,
+        ErrorCode::MfaRequired => StatusCode::PRECONDITION_REQUIRED,
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut resp = status_of(self.0.code).into_response();
+        // A 429 tells the client when to come back (whole seconds, rounded up).
+        if self.0.code == ErrorCode::RateLimitExceeded
+            && let Some(secs) = self.0.details.get("retry_after").and_then(Value::as_f64)
+        {
+            resp.headers_mut().insert(RETRY_AFTER, HeaderValue::from(secs.max(0.0).ceil() as u64));
+        }
         resp.extensions_mut().insert(PendingError(self.0));
         resp
     }
@@ -79,6 +92,7 @@ pub(crate) fn error_for_status(status: StatusCode, path: &str) -> Error {
         StatusCode::METHOD_NOT_ALLOWED => {
             Error::new(ErrorCode::MethodNotAllowed, format!("method not allowed on {path}")).with("path", path)
         }
+        StatusCode::UNAUTHORIZED => crate::domain::user::unauthenticated(),
         StatusCode::PAYLOAD_TOO_LARGE => Error::new(ErrorCode::PayloadTooLarge, "request body is too large"),
         StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => {
             Error::validation("body", status.canonical_reason().unwrap_or("invalid request"))

@@ -1,5 +1,10 @@
 //! Investigation routes in both naming variants: start, status, results, progress, list,
 //! cancel and the SSE stream. Each handler extracts, makes one service call and maps.
+//!
+//! Access: anyone may start (anonymous runs are public; a signed-in caller needs
+//! `escrever:investigacoes` and owns the run); an owned run is readable by its owner or an
+//! admin; the list shows public runs plus the caller's own (all for an admin); cancelling needs
+//! `deletar:investigacoes` and ownership, or an admin.
 
 use std::collections::HashMap;
 
@@ -10,9 +15,9 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use chrono::NaiveDate;
 use serde_json::json;
-use uuid::Uuid;
 
 use super::AppState;
+use super::auth_extract::{AuthUser, MaybeAuthUser};
 use super::error::{ApiError, Lang};
 use super::extract::{ApiJson, InvId, LastEventId};
 use super::{sse, views};
@@ -45,39 +50,70 @@ fn lang(uri: &Uri) -> Lang {
     Lang::for_path(uri.path())
 }
 
-async fn start(State(st): State<AppState>, uri: Uri, ApiJson(req): ApiJson<InvestigationRequest>) -> ApiResult {
-    let started = st.services.investigations.start(req, Uuid::nil()).await?;
+async fn start(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    ApiJson(req): ApiJson<InvestigationRequest>,
+) -> ApiResult {
+    let started = st.services.investigations.start(req, who.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(views::started(lang(&uri), &started))).into_response())
 }
 
-async fn status(State(st): State<AppState>, uri: Uri, InvId(id): InvId) -> ApiResult {
-    let inv = st.services.investigations.get(id)?;
+async fn status(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    InvId(id): InvId,
+) -> ApiResult {
+    let inv = st.services.investigations.get(id, who.as_ref())?;
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 
-async fn results(State(st): State<AppState>, uri: Uri, InvId(id): InvId) -> ApiResult {
-    let inv = st.services.investigations.results(id)?;
+async fn results(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    InvId(id): InvId,
+) -> ApiResult {
+    let inv = st.services.investigations.results(id, who.as_ref())?;
     Ok(Json(views::results(lang(&uri), &inv)).into_response())
 }
 
-async fn progress(State(st): State<AppState>, uri: Uri, InvId(id): InvId) -> ApiResult {
-    let inv = st.services.investigations.get(id)?;
+async fn progress(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    InvId(id): InvId,
+) -> ApiResult {
+    let inv = st.services.investigations.get(id, who.as_ref())?;
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 
-async fn cancel(State(st): State<AppState>, uri: Uri, InvId(id): InvId) -> ApiResult {
-    let c = st.services.investigations.cancel(id).await?;
+async fn cancel(State(st): State<AppState>, uri: Uri, AuthUser(who): AuthUser, InvId(id): InvId) -> ApiResult {
+    let c = st.services.investigations.cancel(id, &who).await?;
     Ok(Json(views::cancelled(lang(&uri), &c)).into_response())
 }
 
-async fn stream(State(st): State<AppState>, uri: Uri, InvId(id): InvId, LastEventId(last): LastEventId) -> ApiResult {
-    let events = st.services.investigations.stream(id, last)?;
+async fn stream(
+    State(st): State<AppState>,
+    uri: Uri,
+    InvId(id): InvId,
+    LastEventId(last): LastEventId,
+    MaybeAuthUser(who): MaybeAuthUser,
+) -> ApiResult {
+    let events = st.services.investigations.stream(id, last, who.as_ref())?;
     Ok(sse::investigation_stream(lang(&uri), events, st.keep_alive_secs))
 }
 
-async fn list(State(st): State<AppState>, uri: Uri, Query(raw): Query<HashMap<String, String>>) -> ApiResult {
+async fn list(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    Query(raw): Query<HashMap<String, String>>,
+) -> ApiResult {
     let q = list_query(&raw)?;
-    let page = st.services.investigations.list(&q)?;
+    let page = st.services.investigations.list(&q, who.as_ref())?;
     Ok(Json(views::list(lang(&uri), &page, q.page, q.limit)).into_response())
 }
 

@@ -94,7 +94,7 @@ pub fn security_headers() -> impl Iterator<Item = SetResponseHeaderLayer<HeaderV
 }
 
 /// gzip for bodies over 1 KB; never event streams, images or gRPC.
-pub fn compression() -> CompressionLayer<impl Predicate + Clone> {
+pub fn compression() -> CompressionLayer<impl Predicate> {
     let predicate =
         SizeAbove::new(1024).and(NotForContentType::SSE).and(NotForContentType::IMAGES).and(NotForContentType::GRPC);
     CompressionLayer::new().gzip(true).compress_when(predicate)

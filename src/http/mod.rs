@@ -1,13 +1,20 @@
 //! The axum shell: routes, state, layers. Handlers extract, make one service call and map the
 //! result; they never name the actor system or the store.
 
+mod admin;
+mod audit;
+mod auth;
+pub mod auth_extract;
+mod auth_layer;
 pub mod error;
 pub mod extract;
 mod health;
 mod investigations;
 pub mod middleware;
+mod rate_limit;
 mod sse;
 pub mod views;
+mod whitelist;
 
 use std::sync::{Arc, OnceLock};
 
@@ -51,13 +58,22 @@ pub fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// The whole application, trailing slashes trimmed before routing.
+/// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
+/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
+/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
+/// panics caught.
 pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
     let mut router = Router::new()
         .merge(health::router())
         .merge(investigations::router())
+        .merge(auth::router())
+        .merge(admin::router())
+        .merge(whitelist::router())
+        .merge(audit::router())
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::custom(middleware::panic_response))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), auth_layer::authenticate))
         .layer(axum::middleware::from_fn(middleware::observe))
         .layer(DefaultBodyLimit::max(body_limit));
     for header in middleware::security_headers() {

@@ -9,7 +9,8 @@ use super::error::Lang;
 use crate::domain::{EventKind, Investigation, InvestigationEvent, Phase, Status};
 use crate::service::investigations::{Cancelled, Page, Started};
 
-fn ts(t: &DateTime<Utc>) -> String {
+/// An instant as RFC 3339 UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
+pub(crate) fn ts(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 

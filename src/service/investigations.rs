@@ -9,7 +9,10 @@ use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
 use crate::domain::ports::InvestigationStore;
-use crate::domain::{Investigation, InvestigationEvent, InvestigationId, InvestigationRequest, Status};
+use crate::domain::user::unauthenticated;
+use crate::domain::{
+    Investigation, InvestigationEvent, InvestigationId, InvestigationRequest, Permission, Principal, Status,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::runtime::{RuntimeHandle, ShutdownSignal};
 use crate::storage::Store;
@@ -88,8 +91,13 @@ impl InvestigationService {
     }
 
     /// Validates, persists durably, then starts the run. Once this returns the investigation
-    /// survives a crash (it resumes at the next start).
-    pub async fn start(&self, request: InvestigationRequest, user_id: Uuid) -> Result<Started> {
+    /// survives a crash (it resumes at the next start). An anonymous caller's investigation is
+    /// public (owner nil); a signed-in caller needs `escrever:investigacoes` and owns it.
+    pub async fn start(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Started> {
+        if let Some(p) = owner {
+            p.require(Permission::WriteInvestigations)?;
+        }
+        let user_id = owner.map_or(Uuid::nil(), |p| p.user_id.0);
         request.validate()?;
         let source = request.source();
         if !self.provider.supports(source) {
@@ -136,14 +144,24 @@ impl InvestigationService {
         Ok(resumed)
     }
 
-    /// One investigation.
-    pub fn get(&self, id: InvestigationId) -> Result<Investigation> {
+    fn load(&self, id: InvestigationId) -> Result<Investigation> {
         self.store.get(id).map_err(Error::internal)?.ok_or_else(|| Error::investigation_not_found(id))
     }
 
+    /// One investigation, if `viewer` may see it: anonymous (public) investigations are
+    /// readable by anyone; an owned one by its owner or an admin (UNAUTHORIZED without
+    /// credentials, PERMISSOES_INSUFICIENTES for anyone else).
+    pub fn get(&self, id: InvestigationId, viewer: Option<&Principal>) -> Result<Investigation> {
+        let inv = self.load(id)?;
+        if !inv.user_id.is_nil() {
+            viewer.ok_or_else(unauthenticated)?.require_owner_or_admin(inv.user_id)?;
+        }
+        Ok(inv)
+    }
+
     /// Results; INVESTIGATION_IN_PROGRESS while running, the failure's code when it failed.
-    pub fn results(&self, id: InvestigationId) -> Result<Investigation> {
-        let inv = self.get(id)?;
+    pub fn results(&self, id: InvestigationId, viewer: Option<&Principal>) -> Result<Investigation> {
+        let inv = self.get(id, viewer)?;
         match inv.status {
             Status::Pending | Status::Processing => Err(Error::new(
                 ErrorCode::InvestigationInProgress,
@@ -173,13 +191,17 @@ impl InvestigationService {
         }
     }
 
-    /// Filters, sorts and pages stored investigations.
-    pub fn list(&self, q: &ListQuery) -> Result<Page> {
+    /// Filters, sorts and pages the investigations `viewer` may see: public ones for everyone,
+    /// plus their own for a signed-in user, all of them for an admin.
+    pub fn list(&self, q: &ListQuery, viewer: Option<&Principal>) -> Result<Page> {
+        let visible =
+            |i: &Investigation| i.user_id.is_nil() || viewer.is_some_and(|p| p.is_admin() || p.user_id.0 == i.user_id);
         let mut items: Vec<Investigation> = self
             .store
             .list()
             .map_err(Error::internal)?
             .into_iter()
+            .filter(|i| visible(i))
             .filter(|i| q.status.is_none_or(|s| i.status == s))
             .filter(|i| q.data_source.as_deref().is_none_or(|d| i.request.data_source == d))
             .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
@@ -203,9 +225,12 @@ impl InvestigationService {
         Ok(Page { items, total })
     }
 
-    /// Cancels a running investigation; a finished one is a CONFLICT.
-    pub async fn cancel(&self, id: InvestigationId) -> Result<Cancelled> {
-        let inv = self.get(id)?;
+    /// Cancels a running investigation; a finished one is a CONFLICT. Needs
+    /// `deletar:investigacoes` and ownership, or an admin.
+    pub async fn cancel(&self, id: InvestigationId, who: &Principal) -> Result<Cancelled> {
+        who.require(Permission::DeleteInvestigations)?;
+        let inv = self.load(id)?;
+        who.require_owner_or_admin(inv.user_id)?;
         if inv.status.is_terminal() {
             return Err(Error::new(
                 ErrorCode::Conflict,
@@ -216,7 +241,7 @@ impl InvestigationService {
         }
         let was_running =
             self.runtime.cancel_investigation(id, Duration::from_secs(5)).await.map_err(Error::internal)?;
-        let mut inv = self.get(id)?;
+        let mut inv = self.load(id)?;
         if !was_running && !inv.status.is_terminal() {
             inv.status = Status::Cancelled;
             inv.completed_at = Some(Utc::now());
@@ -236,8 +261,9 @@ impl InvestigationService {
         &self,
         id: InvestigationId,
         last_event_id: u64,
+        viewer: Option<&Principal>,
     ) -> Result<impl Stream<Item = InvestigationEvent> + Send + 'static> {
-        self.get(id)?;
+        self.get(id, viewer)?;
         let mut live = self.runtime.subscribe(id);
         let store = self.store.clone();
         let shutdown = self.shutdown.clone();

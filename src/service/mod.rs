@@ -1,13 +1,24 @@
 //! Typed facades the transports call: one per resource. Each method validates, makes the
 //! runtime or storage calls and returns domain values or a `crate::Error`.
 
+pub mod admin;
+pub mod audit;
+pub mod auth;
 pub mod health;
 pub mod investigations;
+pub mod whitelist;
 
 use std::sync::Arc;
 
+pub use admin::AdminService;
+pub use audit::AuditService;
+pub use auth::AuthService;
 pub use health::HealthService;
 pub use investigations::InvestigationService;
+pub use whitelist::WhitelistService;
+
+/// The tiered request rate limiter, as the transports use it.
+pub use crate::auth::ratelimit::{Admission, RateLimits, Refusal as RateRefusal, Tier};
 
 /// Every service, shared by the HTTP shell (and later GraphQL).
 #[derive(Clone)]
@@ -16,4 +27,14 @@ pub struct Services {
     pub investigations: Arc<InvestigationService>,
     /// Health and readiness.
     pub health: Arc<HealthService>,
+    /// Login, tokens, sessions, accounts.
+    pub auth: Arc<AuthService>,
+    /// Agent lazy loading.
+    pub admin: Arc<AdminService>,
+    /// The admin IP whitelist.
+    pub whitelist: Arc<WhitelistService>,
+    /// The audit trail.
+    pub audit: Arc<AuditService>,
+    /// Request rate limits.
+    pub rate_limits: Arc<RateLimits>,
 }

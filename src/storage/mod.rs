@@ -1,7 +1,14 @@
 //! sled lives here and nowhere else. One tree per entity, keys that sort (UUID v7 bytes,
 //! big-endian sequence numbers), values as a version byte followed by JSON.
+//!
+//! Trees: investigations and their events; users with an e-mail index; sessions keyed by user
+//! then session; revoked token ids; failed-login records; API key digests; the audit log
+//! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist.
 
+mod audit;
 mod investigations;
+mod sessions;
+mod users;
 
 use std::path::Path;
 
@@ -31,6 +38,14 @@ pub struct Store {
     db: sled::Db,
     investigations: sled::Tree,
     events: sled::Tree,
+    users: sled::Tree,
+    users_by_email: sled::Tree,
+    sessions: sled::Tree,
+    revoked_tokens: sled::Tree,
+    login_attempts: sled::Tree,
+    api_keys: sled::Tree,
+    audit: sled::Tree,
+    whitelist: sled::Tree,
 }
 
 impl Store {
@@ -42,13 +57,28 @@ impl Store {
             .cache_capacity(cache_capacity_mb.max(1) * 1024 * 1024)
             .mode(sled::Mode::HighThroughput)
             .open()?;
-        Ok(Store { investigations: db.open_tree("investigations")?, events: db.open_tree("investigation_events")?, db })
+        Store::with_db(db)
     }
 
     /// A store that lives in memory and is deleted when dropped (the CLI's one-shot runs).
     pub fn temporary() -> Result<Store, StorageError> {
-        let db = sled::Config::new().temporary(true).cache_capacity(16 * 1024 * 1024).open()?;
-        Ok(Store { investigations: db.open_tree("investigations")?, events: db.open_tree("investigation_events")?, db })
+        Store::with_db(sled::Config::new().temporary(true).cache_capacity(16 * 1024 * 1024).open()?)
+    }
+
+    fn with_db(db: sled::Db) -> Result<Store, StorageError> {
+        Ok(Store {
+            investigations: db.open_tree("investigations")?,
+            events: db.open_tree("investigation_events")?,
+            users: db.open_tree("users")?,
+            users_by_email: db.open_tree("users_by_email")?,
+            sessions: db.open_tree("sessions")?,
+            revoked_tokens: db.open_tree("revoked_tokens")?,
+            login_attempts: db.open_tree("login_attempts")?,
+            api_keys: db.open_tree("api_keys")?,
+            audit: db.open_tree("audit_log")?,
+            whitelist: db.open_tree("ip_whitelist")?,
+            db,
+        })
     }
 
     /// Makes every write durable.
@@ -74,6 +104,40 @@ fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
     let mut out = vec![VALUE_VERSION];
     serde_json::to_writer(&mut out, value)?;
     Ok(out)
+}
+
+/// Reads and decodes one value.
+fn get<T: DeserializeOwned>(tree: &sled::Tree, key: impl AsRef<[u8]>) -> Result<Option<T>, StorageError> {
+    tree.get(key)?.map(|v| decode(&v)).transpose()
+}
+
+/// Encodes and writes one value.
+fn put<T: Serialize>(tree: &sled::Tree, key: impl AsRef<[u8]>, value: &T) -> Result<(), StorageError> {
+    tree.insert(key.as_ref(), encode(value)?)?;
+    Ok(())
+}
+
+/// Every value of a tree (or of a key prefix), in key order.
+fn scan<T: DeserializeOwned>(tree: &sled::Tree, prefix: &[u8]) -> Result<Vec<T>, StorageError> {
+    tree.scan_prefix(prefix).values().map(|v| decode(&v?)).collect()
+}
+
+/// Atomically replaces the value under `key` with `f(current)` (`None` deletes it), retrying
+/// when another writer got there first, so read-check-write sequences (refresh rotation,
+/// failed-login counting) cannot interleave. Returns what was written.
+fn update<T: Serialize + DeserializeOwned>(
+    tree: &sled::Tree,
+    key: &[u8],
+    mut f: impl FnMut(Option<T>) -> Option<T>,
+) -> Result<Option<T>, StorageError> {
+    loop {
+        let old = tree.get(key)?;
+        let next = f(old.as_deref().map(decode).transpose()?);
+        let bytes = next.as_ref().map(encode).transpose()?;
+        if tree.compare_and_swap(key, old, bytes)?.is_ok() {
+            return Ok(next);
+        }
+    }
 }
 
 /// Decodes a value written by [`encode`].

@@ -1,6 +1,7 @@
 //! `spawn_app()` and friends: every test gets its own app, data directory and shutdown.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use eventsource_stream::{Event, Eventsource};
@@ -17,18 +18,57 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub client: reqwest::Client,
     pub dir: Option<TempDir>,
+    /// One admin session for [`TestApp::user`], so making users does not use up the admin's
+    /// three concurrent sessions.
+    helper_admin: tokio::sync::OnceCell<String>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
 }
 
-/// A config for tests: ephemeral port, small demo data.
+/// The bootstrap admin of [`spawn_secure_app`].
+pub const ADMIN_EMAIL: &str = "admin@vigia.test";
+pub const ADMIN_PASSWORD: &str = "admin-password-123";
+
+/// A config for tests: ephemeral port, small demo data, no rate limits (tests poll a lot; the
+/// rate-limit tests switch them on).
 pub fn test_config(dir: &TempDir) -> Config {
     let mut cfg = Config::default();
     cfg.server.addr = "127.0.0.1:0".parse().unwrap();
     cfg.server.keep_alive_secs = 1.0;
     cfg.storage.data_dir = dir.path().to_path_buf();
     cfg.demo.records = 600;
+    cfg.rate_limit.enabled = false;
     cfg
+}
+
+/// Adds the bootstrap admin to a config.
+pub fn with_admin(cfg: &mut Config) {
+    cfg.auth.admin_email = Some(ADMIN_EMAIL.into());
+    cfg.auth.admin_password = Some(secrecy::SecretString::from(ADMIN_PASSWORD));
+}
+
+/// An app with the bootstrap admin.
+pub async fn spawn_secure_app() -> TestApp {
+    spawn_secure_app_with(|_| {}).await
+}
+
+/// An app with the bootstrap admin and more settings.
+pub async fn spawn_secure_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
+    spawn_app_with(|c| {
+        with_admin(c);
+        tweak(c);
+    })
+    .await
+}
+
+/// A signed-in user made for a test.
+#[derive(Debug, Clone)]
+pub struct TestUser {
+    pub id: String,
+    pub email: String,
+    pub password: String,
+    pub token: String,
+    pub refresh: String,
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -53,7 +93,14 @@ pub async fn spawn_in(cfg: Config) -> TestApp {
         let _ = rx.await;
     }));
     let client = reqwest::Client::builder().no_gzip().build().unwrap();
-    let t = TestApp { addr, client, dir: None, stop: Some(tx), task: Some(task) };
+    let t = TestApp {
+        addr,
+        client,
+        dir: None,
+        helper_admin: tokio::sync::OnceCell::new(),
+        stop: Some(tx),
+        task: Some(task),
+    };
     t.wait_ready().await;
     t
 }
@@ -81,6 +128,62 @@ impl TestApp {
 
     pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
         self.client.post(self.url(path)).json(body).send().await.unwrap()
+    }
+
+    pub async fn get_as(&self, path: &str, token: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).bearer_auth(token).send().await.unwrap()
+    }
+
+    pub async fn post_as(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
+        self.client.post(self.url(path)).bearer_auth(token).json(body).send().await.unwrap()
+    }
+
+    pub async fn put_as(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
+        self.client.put(self.url(path)).bearer_auth(token).json(body).send().await.unwrap()
+    }
+
+    pub async fn delete_as(&self, path: &str, token: &str) -> reqwest::Response {
+        self.client.delete(self.url(path)).bearer_auth(token).send().await.unwrap()
+    }
+
+    pub async fn login(&self, email: &str, password: &str) -> reqwest::Response {
+        self.post("/api/v1/auth/login", &serde_json::json!({"email": email, "senha": password})).await
+    }
+
+    /// Logs in and returns the login answer.
+    pub async fn tokens(&self, email: &str, password: &str) -> Value {
+        let r = self.login(email, password).await;
+        assert_eq!(r.status(), 200, "login of {email}");
+        r.json().await.unwrap()
+    }
+
+    /// An access token of the bootstrap admin.
+    pub async fn admin_token(&self) -> String {
+        self.tokens(ADMIN_EMAIL, ADMIN_PASSWORD).await["token_acesso"].as_str().unwrap().to_string()
+    }
+
+    /// Registers a user of `role` (through the bootstrap admin) and signs them in.
+    pub async fn user(&self, role: &str) -> TestUser {
+        self.user_with(role, false).await
+    }
+
+    /// Like [`TestApp::user`], optionally on the premium tier.
+    pub async fn user_with(&self, role: &str, premium: bool) -> TestUser {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let email = format!("{role}-{}@vigia.test", N.fetch_add(1, Ordering::Relaxed));
+        let password = format!("pw-{role}-{}", uuid::Uuid::new_v4());
+        let admin = self.helper_admin.get_or_init(|| self.admin_token()).await;
+        let body = serde_json::json!({"email": email, "senha": password, "funcao": role, "premium": premium});
+        let r = self.post_as("/api/v1/auth/register", admin, &body).await;
+        assert_eq!(r.status(), 201, "register {role}");
+        let t = self.tokens(&email, &password).await;
+        TestUser {
+            id: t["usuario"]["id"].as_str().unwrap().to_string(),
+            email,
+            password,
+            token: t["token_acesso"].as_str().unwrap().to_string(),
+            refresh: t["token_renovacao"].as_str().unwrap().to_string(),
+        }
     }
 
     /// Starts an investigation (English route) and returns its id.

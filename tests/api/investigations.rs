@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{spawn_app, spawn_app_with};
+use crate::helpers::{spawn_app, spawn_secure_app_with};
 
 fn saude() -> Value {
     json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia", "include_explanations": true})
@@ -159,19 +159,24 @@ async fn too_few_records_fail_the_run_with_insufficient_data() {
 }
 
 #[tokio::test]
-async fn results_of_a_running_investigation_are_in_progress_and_it_can_be_cancelled() {
-    let app = spawn_app_with(|c| c.demo.records = 300_000).await;
-    let id = app.start(saude()).await;
-    let r = app.get(&format!("/api/v1/investigations/{id}/results")).await;
+async fn results_of_a_running_investigation_are_in_progress_and_its_owner_can_cancel_it() {
+    let app = spawn_secure_app_with(|c| c.demo.records = 300_000).await;
+    let analyst = app.user("analista").await;
+    let r = app.post_as("/api/v1/investigations/start", &analyst.token, &saude()).await;
+    assert_eq!(r.status(), 201);
+    let id = r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string();
+    let r = app.get_as(&format!("/api/v1/investigations/{id}/results"), &analyst.token).await;
     assert_eq!(r.status(), 409);
     assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], "INVESTIGATION_IN_PROGRESS");
     let r = app.client.delete(app.url(&format!("/api/v1/investigations/{id}"))).send().await.unwrap();
+    assert_eq!(r.status(), 401, "cancelling needs credentials");
+    let r = app.delete_as(&format!("/api/v1/investigations/{id}"), &analyst.token).await;
     assert_eq!(r.status(), 200);
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["status"], "cancelled");
     assert_eq!(v["investigation_id"], id.as_str());
     assert!(v["partial_results_available"].is_boolean());
     assert!(v["message"].is_string());
-    let again = app.client.delete(app.url(&format!("/api/v1/investigations/{id}"))).send().await.unwrap();
+    let again = app.delete_as(&format!("/api/v1/investigations/{id}"), &analyst.token).await;
     assert_eq!(again.status(), 409);
 }

@@ -2,11 +2,18 @@
 //! directory, driven by real HTTP and SSE clients; the real binary for the CLI and crash tests;
 //! a local HTTP server standing in for the upstream with its real record shapes.
 
+mod admin;
+mod audit;
+mod auth;
 mod cli;
 mod crash;
 mod errors;
 mod health;
 mod helpers;
 mod investigations;
+mod mfa;
+mod permissions;
+mod ratelimit;
+mod sessions;
 mod shutdown;
 mod upstream;

@@ -1,0 +1,195 @@
+//! Admin routes under `/api/v1/admin` (besides the IP whitelist): agent lazy loading
+//! (`/agent-lazy-loading/*`: status, load, unload, preload-all, config, cleanup,
+//! memory-usage), unlocking an account (`POST /users/{user_id}/unlock`) and service API keys
+//! (`/api-keys`). Every route needs an [`AdminUser`].
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, put};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth_extract::AdminUser;
+use super::error::ApiError;
+use super::extract::ApiJson;
+use super::views::ts;
+use crate::domain::{ApiKey, UserId};
+use crate::error::{Error, ErrorCode};
+use crate::runtime::reports::PoolStatus;
+use crate::service::admin::SettingsChange;
+
+type ApiResult = Result<Response, ApiError>;
+
+/// The admin routes.
+pub fn router() -> Router<AppState> {
+    let lazy = "/api/v1/admin/agent-lazy-loading";
+    Router::new()
+        .route(&format!("{lazy}/status"), get(status))
+        .route(&format!("{lazy}/load"), post(load))
+        .route(&format!("{lazy}/unload"), post(unload))
+        .route(&format!("{lazy}/preload-all"), post(preload_all))
+        .route(&format!("{lazy}/config"), put(configure))
+        .route(&format!("{lazy}/cleanup"), post(cleanup))
+        .route(&format!("{lazy}/memory-usage"), get(memory_usage))
+        .route("/api/v1/admin/users/{user_id}/unlock", post(unlock))
+        .route("/api/v1/admin/api-keys", post(create_key).get(list_keys))
+        .route("/api/v1/admin/api-keys/{key_id}", delete(revoke_key))
+}
+
+#[derive(Deserialize)]
+struct LoadBody {
+    agent_name: String,
+}
+
+#[derive(Deserialize)]
+struct UnloadBody {
+    agent_name: String,
+    #[serde(default)]
+    force: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigBody {
+    unload_after_minutes: Option<f64>,
+    max_loaded_agents: Option<usize>,
+    preload_agents: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct KeyBody {
+    name: String,
+    user_id: String,
+}
+
+fn status_view(s: &PoolStatus) -> Value {
+    json!({
+        "loaded_agents": s.loaded_agents,
+        "total_loaded": s.loaded_agents.len(),
+        "total_available": s.total_available,
+        "memory_usage_mb": s.agents_memory_mb,
+        "config": {
+            "unload_after_minutes": s.settings.unload_after_minutes,
+            "max_loaded_agents": s.settings.max_loaded_agents,
+            "preload_agents": s.settings.preload_agents,
+        },
+        "statistics": {
+            "total_loads": s.statistics.total_loads,
+            "total_unloads": s.statistics.total_unloads,
+            "cache_hits": s.statistics.cache_hits,
+            "cache_misses": s.statistics.cache_misses,
+        },
+    })
+}
+
+fn key_view(k: &ApiKey) -> Value {
+    json!({
+        "id": k.id.to_string(),
+        "name": k.name,
+        "user_id": k.user_id.to_string(),
+        "created_at": ts(&k.created_at),
+    })
+}
+
+fn user_id(raw: &str, field: &str) -> Result<UserId, Error> {
+    UserId::parse(raw).ok_or_else(|| Error::validation(field, "not a UUID"))
+}
+
+async fn status(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let s = st.services.admin.status().await?;
+    Ok(Json(status_view(&s)).into_response())
+}
+
+async fn load(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson<LoadBody>) -> ApiResult {
+    let r = st.services.admin.load(&b.agent_name).await?;
+    Ok(Json(json!({
+        "success": true,
+        "agent_name": r.agent_name,
+        "already_loaded": r.already_loaded,
+        "load_time_ms": r.load_time_ms,
+        "memory_usage_mb": r.memory_usage_mb,
+    }))
+    .into_response())
+}
+
+async fn unload(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson<UnloadBody>) -> ApiResult {
+    let r = st.services.admin.unload(&b.agent_name, b.force).await?;
+    Ok(Json(json!({
+        "success": r.success,
+        "agent_name": r.agent_name,
+        "freed_memory_mb": r.freed_memory_mb,
+        "cancelled_analyses": r.cancelled_analyses,
+        "reason": r.reason,
+    }))
+    .into_response())
+}
+
+async fn preload_all(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let r = st.services.admin.preload_all().await?;
+    Ok(Json(json!({
+        "success": true,
+        "loaded_agents": r.loaded_agents,
+        "total_loaded": r.total_loaded,
+        "total_time_ms": r.total_time_ms,
+    }))
+    .into_response())
+}
+
+async fn configure(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson<ConfigBody>) -> ApiResult {
+    let change = SettingsChange {
+        unload_after_minutes: b.unload_after_minutes,
+        max_loaded_agents: b.max_loaded_agents,
+        preload_agents: b.preload_agents,
+    };
+    let s = st.services.admin.configure(change).await?;
+    Ok(Json(status_view(&s)).into_response())
+}
+
+async fn cleanup(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let r = st.services.admin.cleanup().await?;
+    Ok(Json(json!({"unloaded_agents": r.unloaded_agents, "freed_memory_mb": r.freed_memory_mb})).into_response())
+}
+
+async fn memory_usage(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let m = st.services.admin.memory_usage().await?;
+    let agents: Vec<Value> = m
+        .agents
+        .iter()
+        .map(|a| {
+            let last_used = ts(&a.last_used);
+            json!({"name": a.name, "memory_mb": a.memory_mb, "last_used": last_used})
+        })
+        .collect();
+    Ok(Json(json!({"total_memory_mb": m.total_memory_mb, "agents": agents})).into_response())
+}
+
+async fn unlock(State(st): State<AppState>, AdminUser(admin): AdminUser, Path(raw): Path<String>) -> ApiResult {
+    let user = st.services.auth.unlock(&admin, user_id(&raw, "user_id")?)?;
+    Ok(Json(json!({"success": true, "user_id": user.id.to_string(), "email": user.email.as_str()})).into_response())
+}
+
+async fn create_key(
+    State(st): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(b): ApiJson<KeyBody>,
+) -> ApiResult {
+    let (record, key) = st.services.auth.create_api_key(&admin, &b.name, user_id(&b.user_id, "user_id")?)?;
+    let mut v = key_view(&record);
+    v["api_key"] = json!(key);
+    Ok((StatusCode::CREATED, Json(v)).into_response())
+}
+
+async fn list_keys(State(st): State<AppState>, AdminUser(admin): AdminUser) -> ApiResult {
+    let keys = st.services.auth.api_keys(&admin)?;
+    Ok(Json(json!({"api_keys": keys.iter().map(key_view).collect::<Vec<_>>()})).into_response())
+}
+
+async fn revoke_key(State(st): State<AppState>, AdminUser(admin): AdminUser, Path(raw): Path<String>) -> ApiResult {
+    let id = uuid::Uuid::parse_str(&raw)
+        .map_err(|_| Error::new(ErrorCode::ResourceNotFound, format!("API key {raw} not found")).with("id", raw))?;
+    st.services.auth.revoke_api_key(&admin, id)?;
+    Ok(Json(json!({"success": true, "message": "API key revoked"})).into_response())
+}

@@ -1,0 +1,129 @@
+//! The admin IP whitelist routes under `/api/v1/admin/ip-whitelist`: add, remove/{ip}, list,
+//! check/{ip}, update/{ip} (answers the updated entry), cleanup, initialize-defaults, stats.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, put};
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth_extract::AdminUser;
+use super::error::ApiError;
+use super::extract::ApiJson;
+use super::views::ts;
+use crate::domain::WhitelistEntry;
+use crate::service::whitelist::{EntryUpdate, NewEntry};
+
+type ApiResult = Result<Response, ApiError>;
+
+/// The whitelist routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/admin/ip-whitelist/add", post(add))
+        .route("/api/v1/admin/ip-whitelist/remove/{ip}", delete(remove))
+        .route("/api/v1/admin/ip-whitelist/list", get(list))
+        .route("/api/v1/admin/ip-whitelist/check/{ip}", get(check))
+        .route("/api/v1/admin/ip-whitelist/update/{ip}", put(update))
+        .route("/api/v1/admin/ip-whitelist/cleanup", post(cleanup))
+        .route("/api/v1/admin/ip-whitelist/initialize-defaults", post(initialize_defaults))
+        .route("/api/v1/admin/ip-whitelist/stats", get(stats))
+}
+
+#[derive(Deserialize)]
+struct AddBody {
+    ip_address: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    expires_at: Option<DateTime<Utc>>,
+}
+
+/// A field that may be absent (keep), null (clear) or a value (set).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    expires_at: Option<Option<DateTime<Utc>>>,
+    #[serde(default)]
+    is_active: Option<bool>,
+}
+
+fn entry_view(e: &WhitelistEntry) -> Value {
+    json!({
+        "id": e.id,
+        "ip_address": e.ip_address,
+        "description": e.description,
+        "added_at": ts(&e.added_at),
+        "expires_at": e.expires_at.as_ref().map(ts),
+        "is_active": e.is_active,
+    })
+}
+
+async fn add(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson<AddBody>) -> ApiResult {
+    let new = NewEntry { ip_address: b.ip_address, description: b.description, expires_at: b.expires_at };
+    let entry = st.services.whitelist.add(new)?;
+    Ok((StatusCode::CREATED, Json(entry_view(&entry))).into_response())
+}
+
+async fn remove(State(st): State<AppState>, _: AdminUser, Path(ip): Path<String>) -> ApiResult {
+    let removed = st.services.whitelist.remove(&ip)?;
+    let message = format!("{} removed from the whitelist", removed.ip_address);
+    Ok(Json(json!({"success": true, "message": message})).into_response())
+}
+
+async fn list(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let entries = st.services.whitelist.list()?;
+    Ok(Json(entries.iter().map(entry_view).collect::<Vec<_>>()).into_response())
+}
+
+async fn check(State(st): State<AppState>, _: AdminUser, Path(ip): Path<String>) -> ApiResult {
+    let c = st.services.whitelist.check(&ip)?;
+    let entry = c
+        .entry
+        .as_ref()
+        .map(|e| json!({"id": e.id, "description": e.description, "expires_at": e.expires_at.as_ref().map(ts)}));
+    Ok(Json(json!({"ip_address": c.ip_address, "is_whitelisted": c.is_whitelisted, "entry": entry})).into_response())
+}
+
+async fn update(
+    State(st): State<AppState>,
+    _: AdminUser,
+    Path(ip): Path<String>,
+    ApiJson(b): ApiJson<UpdateBody>,
+) -> ApiResult {
+    let change = EntryUpdate { description: b.description, expires_at: b.expires_at, is_active: b.is_active };
+    let entry = st.services.whitelist.update(&ip, change)?;
+    Ok(Json(entry_view(&entry)).into_response())
+}
+
+async fn cleanup(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let removed = st.services.whitelist.cleanup()?;
+    Ok(Json(json!({"removed_count": removed.len(), "removed_ips": removed})).into_response())
+}
+
+async fn initialize_defaults(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let added = st.services.whitelist.initialize_defaults()?;
+    Ok(Json(json!({"added_count": added.len(), "added_ips": added})).into_response())
+}
+
+async fn stats(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let s = st.services.whitelist.stats()?;
+    let most_recent = s.most_recent.as_ref().map(|e| json!({"ip_address": e.ip_address, "added_at": ts(&e.added_at)}));
+    Ok(Json(json!({
+        "total_entries": s.total_entries,
+        "active_entries": s.active_entries,
+        "expired_entries": s.expired_entries,
+        "most_recent": most_recent,
+    }))
+    .into_response())
+}

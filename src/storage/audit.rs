@@ -1,0 +1,52 @@
+//! The audit log (UUID v7 keys: time order, newest first by a reverse scan) and the admin IP
+//! whitelist (keyed by the normalised address).
+
+use super::{StorageError, Store, decode, get, put, scan};
+use crate::domain::{AuditEntry, WhitelistEntry};
+
+impl Store {
+    /// Appends an audit record.
+    pub fn append_audit(&self, entry: &AuditEntry) -> Result<(), StorageError> {
+        put(&self.audit, entry.id.as_bytes(), entry)
+    }
+
+    /// Audit records newest first, skipping `offset`, at most `limit`; with the total count.
+    pub fn audit_page(&self, offset: usize, limit: usize) -> Result<(Vec<AuditEntry>, usize), StorageError> {
+        let items: Result<Vec<AuditEntry>, StorageError> =
+            self.audit.iter().rev().skip(offset).take(limit).map(|kv| decode(&kv?.1)).collect();
+        Ok((items?, self.audit.len()))
+    }
+
+    /// Every whitelist entry, by id.
+    pub fn whitelist(&self) -> Result<Vec<WhitelistEntry>, StorageError> {
+        let mut entries: Vec<WhitelistEntry> = scan(&self.whitelist, b"")?;
+        entries.sort_by_key(|e| e.id);
+        Ok(entries)
+    }
+
+    /// The entry for a normalised address.
+    pub fn whitelist_entry(&self, address: &str) -> Result<Option<WhitelistEntry>, StorageError> {
+        get(&self.whitelist, address)
+    }
+
+    /// Adds an entry; `false` (nothing written) when the address is already listed.
+    pub fn whitelist_insert(&self, entry: &WhitelistEntry) -> Result<bool, StorageError> {
+        let bytes = super::encode(entry)?;
+        Ok(self.whitelist.compare_and_swap(entry.ip_address.as_str(), None as Option<&[u8]>, Some(bytes))?.is_ok())
+    }
+
+    /// Replaces an entry.
+    pub fn whitelist_put(&self, entry: &WhitelistEntry) -> Result<(), StorageError> {
+        put(&self.whitelist, entry.ip_address.as_str(), entry)
+    }
+
+    /// Removes an entry; the removed one, if any.
+    pub fn whitelist_remove(&self, address: &str) -> Result<Option<WhitelistEntry>, StorageError> {
+        self.whitelist.remove(address)?.map(|v| decode(&v)).transpose()
+    }
+
+    /// A new whitelist id (increasing, unique across restarts).
+    pub fn next_whitelist_id(&self) -> Result<u64, StorageError> {
+        Ok(self.db.generate_id()? + 1)
+    }
+}
