@@ -1,0 +1,252 @@
+//! The sections of `config.toml`, one struct each, with their defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+/// `[server]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Listen address (`VIGIA_ADDR`).
+    pub addr: SocketAddr,
+    /// Largest accepted request body in bytes.
+    pub body_limit_bytes: usize,
+    /// Seconds a shutdown may take before in-flight investigations are left for resumption.
+    pub shutdown_grace_secs: f64,
+    /// Seconds between keep-alive comments on streams.
+    pub keep_alive_secs: f64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            body_limit_bytes: 1 << 20,
+            shutdown_grace_secs: 5.0,
+            keep_alive_secs: 15.0,
+        }
+    }
+}
+
+/// `[storage]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// Directory of the sled database and generated keys (`VIGIA_DATA_DIR`).
+    pub data_dir: PathBuf,
+    /// sled page cache in MiB (sled's own default is 1 GiB, far above what Vigia needs).
+    pub cache_capacity_mb: u64,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        Self { data_dir: PathBuf::from("./data"), cache_capacity_mb: 16 }
+    }
+}
+
+/// `[demo]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DemoConfig {
+    /// Seed of the synthetic data generator (`VIGIA_DEMO_SEED`).
+    pub seed: u64,
+    /// Contracts generated for one demo investigation.
+    pub records: usize,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        Self { seed: 42, records: 2000 }
+    }
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable.
+    Pretty,
+}
+
+/// `[log]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// `EnvFilter` directive (`VIGIA_LOG`).
+    pub filter: String,
+    /// `json` or `pretty` (`VIGIA_LOG_FORMAT`); unset: pretty on a terminal, else json.
+    pub format: Option<LogFormat>,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { filter: "info".into(), format: None }
+    }
+}
+
+/// `[agents]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// Idle minutes before a loaded agent is stopped (fractions allowed).
+    pub unload_after_minutes: f64,
+    /// Most agents loaded at once; the least recently used goes first.
+    pub max_loaded_agents: usize,
+    /// Failures within `failure_window_secs` that make an agent unavailable.
+    pub max_failures: usize,
+    /// The window failures are counted in.
+    pub failure_window_secs: f64,
+    /// How long an agent stays unavailable after too many failures.
+    pub unavailable_secs: f64,
+    /// Most seconds one agent analysis may take before it counts as failed.
+    pub analysis_timeout_secs: f64,
+}
+
+impl Default for AgentsConfig {
+    fn default() -> Self {
+        Self {
+            unload_after_minutes: 15.0,
+            max_loaded_agents: 10,
+            max_failures: 3,
+            failure_window_secs: 60.0,
+            unavailable_secs: 60.0,
+            analysis_timeout_secs: 120.0,
+        }
+    }
+}
+
+/// `[investigations]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InvestigationsConfig {
+    /// Investigations processing at once; more are refused with RATE_LIMIT_EXCEEDED.
+    pub max_concurrent: usize,
+    /// Fewer records than this fail the investigation with INSUFFICIENT_DATA.
+    pub min_records: usize,
+}
+
+impl Default for InvestigationsConfig {
+    fn default() -> Self {
+        Self { max_concurrent: 16, min_records: 10 }
+    }
+}
+
+/// `[auth]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthConfig {
+    /// Access token life in seconds.
+    pub access_token_ttl_secs: u64,
+    /// Refresh token life in seconds.
+    pub refresh_token_ttl_secs: u64,
+    /// Multiplies the 0/1/5/15/60/300 s failed-login delay schedule (and the 300 s lock).
+    pub login_delay_scale: f64,
+    /// Seconds without a request after which a session ends.
+    pub session_idle_secs: u64,
+    /// The `iss` claim of issued tokens, and the only one accepted.
+    pub issuer: String,
+    /// Bootstrap admin e-mail (`VIGIA_ADMIN_EMAIL`).
+    pub admin_email: Option<String>,
+    /// Bootstrap admin password (`VIGIA_ADMIN_PASSWORD`, environment only).
+    #[serde(skip)]
+    pub admin_password: Option<SecretString>,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            access_token_ttl_secs: 900,
+            refresh_token_ttl_secs: 604_800,
+            login_delay_scale: 1.0,
+            session_idle_secs: 7200,
+            issuer: "vigia".into(),
+            admin_email: None,
+            admin_password: None,
+        }
+    }
+}
+
+/// `[rate_limit]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateLimitConfig {
+    /// Whether request rate limits apply.
+    pub enabled: bool,
+}
+
+impl Default for RateLimitConfig {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
+/// `[upstream]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UpstreamConfig {
+    /// Base URL (`TRANSPARENCY_API_URL`).
+    pub api_url: String,
+    /// The key (`TRANSPARENCY_API_KEY`, environment only); set = production mode.
+    #[serde(skip)]
+    pub api_key: Option<SecretString>,
+    /// Seconds per upstream request.
+    pub timeout_secs: f64,
+    /// Upstream requests per minute; the client waits when reached.
+    pub requests_per_minute: u32,
+    /// Seconds an upstream answer is cached.
+    pub cache_ttl_secs: u64,
+    /// Retries of a failed upstream request (5xx, 429, transport errors).
+    pub retries: u32,
+    /// Most pages (15 records each) fetched per organ.
+    pub max_pages: u32,
+    /// Organs searched when a query names none (contract search needs an organ code).
+    pub default_organs: Vec<String>,
+}
+
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        Self {
+            api_url: "https://api.portaldatransparencia.gov.br/api-de-dados".into(),
+            api_key: None,
+            timeout_secs: 30.0,
+            requests_per_minute: 90,
+            cache_ttl_secs: 3600,
+            retries: 3,
+            max_pages: 20,
+            default_organs: vec!["36000".into(), "26000".into(), "52000".into()],
+        }
+    }
+}
+
+/// `[security]`
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecurityConfig {
+    /// Whether admin routes require a whitelisted caller address.
+    pub ip_whitelist_enabled: bool,
+}
+
+/// `[graphql]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GraphqlConfig {
+    /// `GRAPHQL_MAX_DEPTH`
+    pub max_depth: usize,
+    /// `GRAPHQL_MAX_COMPLEXITY`
+    pub max_complexity: usize,
+    /// `GRAPHQL_INTROSPECTION_ENABLED`
+    pub introspection_enabled: bool,
+    /// `GRAPHQL_PLAYGROUND_ENABLED`
+    pub playground_enabled: bool,
+}
+
+impl Default for GraphqlConfig {
+    fn default() -> Self {
+        Self { max_depth: 10, max_complexity: 1000, introspection_enabled: true, playground_enabled: true }
+    }
+}
