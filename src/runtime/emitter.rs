@@ -51,7 +51,11 @@ impl Emitter {
     fn persist(&mut self, kind: EventKind) -> InvestigationEvent {
         self.seq += 1;
         let event = InvestigationEvent { seq: self.seq, kind };
-        if let Err(e) = self.store.save(&self.inv).and_then(|_| self.store.append_event(self.inv.id, &event)) {
+        // The investigation's own record changes with progress and at the end; anomaly and
+        // insight events only append, so a run with many findings writes each finding once.
+        let save_inv = !matches!(event.kind, EventKind::Anomaly { .. } | EventKind::Insight { .. });
+        let saved = if save_inv { self.store.save(&self.inv) } else { Ok(()) };
+        if let Err(e) = saved.and_then(|_| self.store.append_event(self.inv.id, &event)) {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not persist an event");
         }
         event
