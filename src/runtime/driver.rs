@@ -32,6 +32,8 @@ pub(crate) struct DriverDeps {
     pub hub: EventHub,
     pub min_records: usize,
     pub analysis_timeout: Duration,
+    /// Agents whose analysis exists (the factory builds them).
+    pub implemented: Vec<AgentId>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
@@ -80,19 +82,25 @@ enum Outcome {
     Failed(ErrorInfo),
 }
 
-/// Which agents analyse an investigation: those whose analyses cover the wanted types.
-pub(crate) fn plan(params: &DetectionParams) -> Vec<AgentId> {
-    let mut agents = Vec::new();
-    if [AnomalyType::PriceAnomaly, AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]
+/// The anomaly types each analysing agent looks for.
+const COVERAGE: &[(AgentId, &[AnomalyType])] = &[
+    (AgentId::Zumbi, &[AnomalyType::PriceAnomaly, AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]),
+    (AgentId::Anita, &[AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]),
+    (AgentId::Oxossi, &[AnomalyType::PatternAnomaly, AnomalyType::RelationshipAnomaly]),
+    (AgentId::Bonifacio, &[AnomalyType::ComplianceViolation]),
+    (AgentId::Machado, &[AnomalyType::PatternAnomaly, AnomalyType::ComplianceViolation]),
+    (AgentId::Ceuci, &[AnomalyType::TemporalAnomaly]),
+    (AgentId::Obaluaie, &[AnomalyType::RelationshipAnomaly]),
+];
+
+/// Which agents analyse an investigation: the implemented ones whose analyses cover a wanted
+/// type, in a fixed order (so results are identical for identical input).
+pub(crate) fn plan(params: &DetectionParams, implemented: &[AgentId]) -> Vec<AgentId> {
+    COVERAGE
         .iter()
-        .any(|t| params.wants(*t))
-    {
-        agents.push(AgentId::Zumbi);
-    }
-    if params.wants(AnomalyType::PatternAnomaly) || params.wants(AnomalyType::TemporalAnomaly) {
-        agents.push(AgentId::Anita);
-    }
-    agents
+        .filter(|(id, types)| implemented.contains(id) && types.iter().any(|t| params.wants(*t)))
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 /// Runs one investigation to its end and writes the final state.
@@ -158,7 +166,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         return Outcome::Failed(e);
     }
     let params = em.inv().params.clone();
-    let agents = plan(&params);
+    let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     em.phase(Phase::AgentAnalysis, agents.len());
     let analysis = analyse(deps, em, control, &dataset, &params, &agents).await;

@@ -129,6 +129,7 @@ impl RuntimeHandle {
             hub: hub.clone(),
             min_records: deps.min_records,
             analysis_timeout: Duration::from_secs_f64(deps.agents.analysis_timeout_secs),
+            implemented: pool::implemented(&deps.factory),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
         Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory })

@@ -149,7 +149,8 @@ async fn unload_without_force_refuses_a_busy_agent_and_force_cancels_its_work() 
     assert_eq!(forced.cancelled_analyses, 1);
     let done = finished(&store, inv.id).await;
     let results = done.results.expect("the other agent's results are kept");
-    assert_eq!(results.agents_used, vec!["anita"]);
+    assert!(results.agents_used.contains(&"anita".to_string()), "{:?}", results.agents_used);
+    assert!(!results.agents_used.contains(&"zumbi".to_string()));
     assert_eq!(results.agents_failed[0].0, "zumbi");
 }
 

@@ -43,7 +43,8 @@ async fn the_stream_sends_sequenced_progress_anomaly_insight_and_complete_events
     let complete: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
     let results: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert_eq!(complete["total_anomalies"], results["summary"]["total_anomalies"]);
-    assert_eq!(complete["agents_used"], json!(["zumbi", "anita"]));
+    let used: Vec<&str> = complete["agents_used"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(&used[..2], &["zumbi", "anita"], "agents report in plan order: {used:?}");
     assert_eq!(names.iter().filter(|n| **n == "anomaly").count() as u64, complete["total_anomalies"].as_u64().unwrap());
 }
 
@@ -67,7 +68,8 @@ async fn results_carry_every_field_of_the_spec_with_evidence() {
     assert_eq!(status["status"], "completed");
     assert_eq!(status["progress"]["percentage"], 100.0);
     assert_eq!(status["progress"]["phases_completed"].as_array().unwrap().len(), 7);
-    assert_eq!(status["statistics"]["agents_invoked"], 2);
+    let invoked = status["statistics"]["agents_invoked"].as_u64().unwrap();
+    assert!(invoked >= 2, "every implemented agent covering a wanted type runs: {invoked}");
     let v: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert_eq!(v["metadata"]["query"], "contratos do Ministério da Saúde");
     assert_eq!(v["metadata"]["demo_mode"], true);
