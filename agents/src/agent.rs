@@ -84,6 +84,11 @@ pub fn instantiate(id: AgentId) -> Option<Box<dyn Agent>> {
     match id {
         AgentId::Zumbi => Some(Box::new(crate::zumbi::Zumbi::new())),
         AgentId::Anita => Some(Box::new(crate::anita::Anita::new())),
+        AgentId::Bonifacio => Some(Box::new(crate::bonifacio::Bonifacio::new())),
+        AgentId::Oxossi => Some(Box::new(crate::oxossi::Oxossi::new())),
+        AgentId::Obaluaie => Some(Box::new(crate::obaluaie::Obaluaie::new())),
+        AgentId::Machado => Some(Box::new(crate::machado::Machado::new())),
+        AgentId::Ceuci => Some(Box::new(crate::ceuci::Ceuci::new())),
         _ => None,
     }
 }

@@ -1,22 +1,31 @@
-//! Anita Garibaldi, the pattern and trend analyst: supplier concentration and end-of-year
-//! rushes, plus spending trends (monthly totals, the weight of each organ's top suppliers).
+//! Anita Garibaldi, the pattern and trend analyst: supplier concentration, end-of-year rushes,
+//! round-value and first-digit (Benford) deviations, learned outliers, spending spikes and
+//! regime changes, all through the engine, plus spending trends (monthly totals, the weight of
+//! each organ's top suppliers).
 
 use std::collections::BTreeMap;
 
 use chrono::Datelike;
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
-use crate::detect::{concentration, temporal};
+use crate::detect::{benford, concentration, outliers, regime, round_values, spikes, temporal};
 use crate::engine;
 use crate::model::anomaly::Anomaly;
 use crate::model::dataset::Dataset;
 use crate::model::report::{AgentOutput, Insight};
 use crate::narrative::{by_detector, insights, recommendations};
+use crate::narrative_detectors as more;
 use crate::registry::AgentId;
 use crate::text::{format_brl, format_pct};
 
 /// Top suppliers above this combined share of an organ's value earn a recommendation.
 const TOP3_ALERT: f64 = 0.5;
+
+/// The detectors Anita runs, in batches (one engine call and one progress step each).
+pub const BATCHES: &[&[&str]] = &[
+    &[concentration::NAME, round_values::NAME, benford::NAME, outliers::NAME],
+    &[temporal::NAME, spikes::NAME, regime::NAME],
+];
 
 /// The pattern and trend agent.
 #[derive(Debug, Clone, Copy, Default)]
@@ -55,16 +64,17 @@ impl Agent for Anita {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         let mut anomalies = Vec::new();
         (ctx.progress)(0.0);
-        let names = [concentration::NAME, temporal::NAME];
-        for (k, name) in names.iter().enumerate() {
+        for (k, batch) in BATCHES.iter().enumerate() {
             ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
-            (ctx.progress)(0.4 * (k + 1) as f32);
+            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
+            (ctx.progress)(0.8 * (k + 1) as f32 / BATCHES.len() as f32);
         }
         anomalies.sort_by(engine::order);
         ctx.cancel.check()?;
         let mut found = insights(AgentId::Anita, &anomalies);
+        found.extend(more::insights(AgentId::Anita, &anomalies));
         let mut recs = recommendations(&anomalies);
+        recs.extend(more::recommendations(&anomalies));
         if let Some(i) = monthly_trend(ctx.dataset, &anomalies) {
             found.push(i);
         }
@@ -182,7 +192,11 @@ mod tests {
                 "missed {planted:?}"
             );
         }
-        assert!(out.anomalies.iter().all(|a| a.detector() == concentration::NAME || a.detector() == temporal::NAME));
+        let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();
+        assert!(out.anomalies.iter().all(|a| mine.contains(&a.detector())));
+        for p in data.planted.iter().filter(|p| mine.contains(&p.detector)) {
+            assert!(out.anomalies.iter().any(|a| a.detector() == p.detector), "no {}", p.detector);
+        }
         assert!(out.insights.iter().any(|i| i.insight.starts_with("O mês de maior gasto")));
         assert!(out.insights.iter().any(|i| i.insight.starts_with("Os 3 maiores fornecedores")));
         assert!(out.recommendations.iter().any(|r| r.contains("dezembro")));

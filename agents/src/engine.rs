@@ -33,16 +33,18 @@ pub fn detect(
     };
     let chosen: Vec<Box<dyn Detector>> = chosen.into_iter().filter(|d| p.wants(d.kind())).collect();
     cancel.check()?;
+    // Facts several detectors need (categories, monthly series) are computed once, on first use.
+    let shared = &detect::shared::Shared::new(ds);
     let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = if chosen.len() > 1 && ds.len() >= PARALLEL_FROM {
         std::thread::scope(|s| {
-            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || d.run(ds, p, cancel))).collect();
+            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || d.run_shared(shared, p, cancel))).collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(AnalysisError::InvalidInput("a detector panicked".into()))))
                 .collect()
         })
     } else {
-        chosen.iter().map(|d| d.run(ds, p, cancel)).collect()
+        chosen.iter().map(|d| d.run_shared(shared, p, cancel)).collect()
     };
     let mut out = Vec::new();
     for r in results {

@@ -16,9 +16,12 @@ fn detectors_found(anomalies: &[Anomaly]) -> Vec<&str> {
 fn all_four_detectors_fire_at_the_defaults_on_two_thousand_contracts_of_all_organs() {
     let data = generate(&DemoSpec::default());
     let (anomalies, summary) = analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
-    let mut expected = detect::NAMES.to_vec();
-    expected.sort_unstable();
-    assert_eq!(detectors_found(&anomalies), expected);
+    // Every detector with a plant in the data finds something, and nothing else reports.
+    let found = detectors_found(&anomalies);
+    for p in &data.planted {
+        assert!(found.contains(&p.detector), "{} planted but not found: {found:?}", p.detector);
+    }
+    assert!(found.iter().all(|d| detect::NAMES.contains(d)));
     assert_eq!(summary.total_anomalies, anomalies.len());
     assert!(summary.risk_score > 0);
     assert!(anomalies.iter().all(|a| a.confidence >= 0.8));
@@ -30,7 +33,20 @@ fn all_four_detectors_fire_at_the_defaults_on_two_thousand_contracts_of_the_heal
     let data = generate(&spec);
     assert!(data.dataset.contracts.iter().all(|c| c.organ.code == "36000"));
     let anomalies = detect(&data.dataset, &DetectionParams::default(), &CancelFlag::new(), &[]).unwrap();
-    assert_eq!(detectors_found(&anomalies).len(), 4, "{:?}", detectors_found(&anomalies));
+    let found = detectors_found(&anomalies);
+    for name in [
+        "price_zscore",
+        "supplier_concentration",
+        "end_of_year",
+        "duplicate_contracts",
+        crate::detect::compliance_rules::NAME,
+        crate::detect::splitting::NAME,
+        crate::detect::bid_rigging::NAME,
+        crate::detect::relationships::NAME,
+        crate::detect::phantom::NAME,
+    ] {
+        assert!(found.contains(&name), "{name} not found: {found:?}");
+    }
 }
 
 #[test]
@@ -78,7 +94,9 @@ fn type_filters_threshold_and_detector_names_restrict_the_output() {
         detect(&data.dataset, &DetectionParams::default(), &cancel, &[]).unwrap().len(),
         detect(&data.dataset, &strict, &cancel, &[]).unwrap().len(),
     );
-    assert!(n_lax > n_default && n_default > n_strict, "{n_lax} {n_default} {n_strict}");
+    // Findings right at a threshold in force have confidence 0.80 (see detect::sensitivity), so
+    // the default confidence threshold drops only findings with weak evidence.
+    assert!(n_lax >= n_default && n_default > n_strict, "{n_lax} {n_default} {n_strict}");
     assert_eq!(
         detect(&data.dataset, &DetectionParams::default(), &cancel, &["nope"]),
         Err(AnalysisError::InvalidInput("unknown detector 'nope'".into()))

@@ -5,12 +5,18 @@
 
 pub mod agent;
 pub mod anita;
+pub mod bonifacio;
+pub mod ceuci;
 pub mod demo;
 pub mod detect;
 pub mod engine;
+pub mod machado;
 pub mod model;
 pub mod narrative;
+pub mod narrative_detectors;
+pub mod obaluaie;
 pub mod organs;
+pub mod oxossi;
 pub mod query;
 pub mod registry;
 #[cfg(test)]
@@ -23,4 +29,5 @@ pub use model::anomaly::{Anomaly, AnomalyType, Severity};
 pub use model::contract::Contract;
 pub use model::dataset::Dataset;
 pub use model::params::DetectionParams;
+pub use model::records_text::records_from_text;
 pub use registry::AgentId;

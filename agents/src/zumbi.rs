@@ -1,13 +1,23 @@
-//! Zumbi dos Palmares, the anomaly investigator: runs the four built-in detectors (prices,
-//! supplier concentration, end-of-year rushes, duplicate contracts) and explains what it found.
+//! Zumbi dos Palmares, the anomaly investigator: prices, duplicate contracts, supplier
+//! concentration and the timing detectors (end-of-year rushes, spending spikes, regime
+//! changes, clockwork cadences, dates out of order, months above their forecast), all through
+//! the engine, and explains what it found.
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError};
-use crate::detect;
+use crate::detect::{concentration, dates, duplicates, forecast, periodicity, price, regime, spikes, temporal};
 use crate::engine;
 use crate::model::report::AgentOutput;
 use crate::narrative::{insights, recommendations};
+use crate::narrative_detectors as more;
 use crate::registry::AgentId;
 use crate::text::format_pct;
+
+/// The detectors Zumbi runs, in batches (one engine call each, one progress step each).
+pub const BATCHES: &[&[&str]] = &[
+    &[price::NAME, concentration::NAME],
+    &[duplicates::NAME],
+    &[temporal::NAME, spikes::NAME, regime::NAME, periodicity::NAME, dates::NAME, forecast::NAME],
+];
 
 /// The investigator agent.
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,13 +38,14 @@ impl Agent for Zumbi {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         let mut anomalies = Vec::new();
         (ctx.progress)(0.0);
-        for (k, name) in detect::NAMES.iter().enumerate() {
+        for (k, batch) in BATCHES.iter().enumerate() {
             ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
-            (ctx.progress)((k + 1) as f32 / detect::NAMES.len() as f32);
+            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
+            (ctx.progress)((k + 1) as f32 / BATCHES.len() as f32);
         }
         anomalies.sort_by(engine::order);
         let mut found = insights(AgentId::Zumbi, &anomalies);
+        found.extend(more::insights(AgentId::Zumbi, &anomalies));
         if anomalies.is_empty() {
             found.push(crate::agent::insight(
                 AgentId::Zumbi,
@@ -47,8 +58,9 @@ impl Agent for Zumbi {
                 &[],
             ));
         }
-        let recommendations = recommendations(&anomalies);
-        Ok(AgentOutput { anomalies, insights: found, recommendations })
+        let mut recs = recommendations(&anomalies);
+        recs.extend(more::recommendations(&anomalies));
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
     }
 }
 
@@ -69,10 +81,13 @@ mod tests {
         let progress = |f: f32| steps.lock().map(|mut s| s.push(f)).unwrap_or(());
         let ctx = AnalysisContext { dataset: &data.dataset, params: &params, cancel: &cancel, progress: &progress };
         let out = Zumbi::new().analyse(&ctx).unwrap();
-        for name in detect::NAMES {
-            assert!(out.anomalies.iter().any(|a| a.detector() == *name), "no {name}");
+        let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();
+        for p in data.planted.iter().filter(|p| mine.contains(&p.detector)) {
+            assert!(out.anomalies.iter().any(|a| a.detector() == p.detector), "no {}", p.detector);
         }
-        assert_eq!(out.insights.len(), 4);
+        assert!(out.anomalies.iter().all(|a| mine.contains(&a.detector())));
+        let detectors: std::collections::BTreeSet<&str> = out.anomalies.iter().map(|a| a.detector()).collect();
+        assert_eq!(out.insights.len(), detectors.len(), "one insight per detector with findings");
         assert!(out.insights.iter().all(|i| i.agent == "zumbi" && !i.supporting_evidence.is_empty()));
         assert!(out.insights[0].insight.contains("acima da mediana"));
         assert!(out.recommendations.iter().any(|r| r.starts_with("Solicitar ao órgão")));

@@ -1,10 +1,11 @@
-//! `vigia detect`: the detection engine over records given as data.
+//! `vigia detect`: the detection engine over records given as data: contracts, biddings,
+//! expenses, agreements, servants, supplier profiles and sanctions, in the upstream's shapes.
 
 use std::io::Read;
 use std::process::ExitCode;
 
-use vigia_agents::model::upstream::contracts_from_text;
-use vigia_agents::{AnomalyType, CancelFlag, Dataset, DetectionParams};
+use vigia_agents::model::records_text::records_from_text;
+use vigia_agents::{AnomalyType, CancelFlag, DetectionParams};
 
 use super::DetectArgs;
 
@@ -42,13 +43,12 @@ fn run(args: &DetectArgs) -> Result<String, String> {
             s
         }
     };
-    let contracts = contracts_from_text(&text).map_err(|e| e.to_string())?;
+    let dataset = records_from_text(&text).map_err(|e| e.to_string())?;
     let params = DetectionParams {
         sensitivity: args.sensitivity,
         confidence_threshold: args.confidence_threshold,
         anomaly_types: (!types.is_empty()).then_some(types),
     };
-    let dataset = Dataset::from_contracts(contracts);
     let (anomalies, summary) =
         vigia_agents::engine::analyse(&dataset, &params, &CancelFlag::new()).map_err(|e| e.to_string())?;
     let out = serde_json::json!({"anomalies": anomalies, "summary": summary});

@@ -31,7 +31,7 @@ pub enum Command {
     Serve,
     /// Run one investigation in-process and print the results.
     Investigate(InvestigateArgs),
-    /// Run the detectors on records given as data and print the anomalies as JSON.
+    /// Run the detectors on records given as data (every record kind) and print the anomalies as JSON.
     Detect(DetectArgs),
 }
 
@@ -57,7 +57,8 @@ pub struct InvestigateArgs {
 /// `vigia detect`
 #[derive(Debug, Args)]
 pub struct DetectArgs {
-    /// A file of contract records (JSON array or NDJSON); `-` or nothing reads stdin.
+    /// A file of records of any kind (JSON array, NDJSON, or an object of arrays keyed by upstream
+    /// resource name); `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
     /// 0.0 to 1.0 (default 0.7).
     #[arg(long, default_value_t = 0.7)]

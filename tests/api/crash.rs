@@ -19,6 +19,8 @@ fn serve(dir: &std::path::Path, port: u16, records: usize) -> Child {
         .env("VIGIA_DATA_DIR", dir)
         .env("VIGIA__DEMO__RECORDS", records.to_string())
         .env("VIGIA_LOG", "warn")
+        // The test polls faster than the anonymous burst allows.
+        .env("VIGIA__RATE_LIMIT__ENABLED", "false")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -8,7 +8,9 @@
 //! 5-20 times their peer median (`price_zscore`), a supplier given contracts of an organ-year
 //! until it holds 40-60% of its value (`supplier_concentration`), an organ-year whose contracts
 //! are moved into December until December holds 35-50% of its value (`end_of_year`), and
-//! near-copies of contracts (`duplicate_contracts`). The same spec always gives the same data;
+//! near-copies of contracts (`duplicate_contracts`). Every other record kind (biddings, expenses,
+//! agreements, servants, supplier registry facts, sanctions) and the relationship and compliance
+//! plants come from [`records`]. The same spec always gives the same data;
 //! the count is exact (copies are taken out of the clean budget).
 
 pub mod balance;
@@ -17,6 +19,11 @@ pub mod clean;
 pub mod mix;
 pub mod objects;
 pub mod plant;
+pub mod plant_compliance;
+pub mod plant_patterns;
+pub mod plant_relations;
+pub mod records;
+pub mod registry;
 pub mod suppliers;
 
 use std::collections::HashSet;
@@ -119,7 +126,10 @@ pub fn generate(spec: &DemoSpec) -> DemoData {
         plant::end_of_year(&mut field, g, &mut rng);
     }
     planted.extend(plant::group_labels(&field, &plan));
-    DemoData { dataset: Dataset::from_contracts(field.contracts), planted }
+    let mut pattern_rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x9A77_E125_0000_0004);
+    planted.extend(plant_patterns::plant(&mut field, &plan, &mut pattern_rng));
+    let dataset = records::complete(field, &plan, spec.seed, &mut planted);
+    DemoData { dataset, planted }
 }
 
 #[cfg(test)]

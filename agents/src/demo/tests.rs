@@ -36,15 +36,21 @@ fn the_requested_number_of_contracts_is_generated_with_unique_nine_digit_ids() {
 #[test]
 fn records_look_like_upstream_contracts() {
     let d = generate(&spec(4, 3000));
+    let planted: HashSet<&str> = d.planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
     for c in &d.dataset.contracts {
-        assert!(cnpj_is_valid(&c.supplier.document), "{}", c.supplier.document);
+        // Invalid check digits are planted on purpose (compliance_rules).
+        assert!(cnpj_is_valid(&c.supplier.document) || planted.contains(c.id.as_str()), "{}", c.supplier.document);
         assert!(crate::organs::organ_by_code(&c.organ.code).is_some());
         assert_eq!(c.unit.code.len(), 6);
         assert!(c.number.ends_with(&format!("/{}", c.signed_on.unwrap().year())));
         assert!(c.process_number.starts_with(&c.organ.code));
-        assert!(c.published_on > c.signed_on && c.valid_until > c.valid_from);
         assert!(c.value() > 0.0 && c.final_value >= c.initial_value);
-        assert_ne!(categorise(&c.object), crate::detect::category::Category::Outros, "{}", c.object);
+        // Dates out of order and generic objects are planted on purpose (date_inconsistency,
+        // vague_object).
+        if !planted.contains(c.id.as_str()) {
+            assert!(c.published_on > c.signed_on && c.valid_until > c.valid_from);
+            assert_ne!(categorise(&c.object), crate::detect::category::Category::Outros, "{}", c.object);
+        }
         assert_eq!(contract_from_upstream(0, &contract_to_upstream(c)).unwrap(), *c);
     }
     let dispensa: Vec<f64> =
@@ -59,7 +65,19 @@ fn organ_and_year_filters_are_respected() {
     let d = generate(&DemoSpec { seed: 5, contracts: 800, organ_codes: vec!["26000".into()], year: Some(2023) });
     assert!(d.dataset.contracts.iter().all(|c| c.organ.code == "26000" && c.signed_on.unwrap().year() == 2023));
     let kinds: HashSet<&str> = d.planted.iter().map(|p| p.detector).collect();
-    assert_eq!(kinds.len(), 4, "{kinds:?}");
+    for name in [
+        "price_zscore",
+        "supplier_concentration",
+        "end_of_year",
+        "duplicate_contracts",
+        crate::detect::compliance_rules::NAME,
+        crate::detect::splitting::NAME,
+        crate::detect::bid_rigging::NAME,
+        crate::detect::relationships::NAME,
+        crate::detect::phantom::NAME,
+    ] {
+        assert!(kinds.contains(name), "{name} not planted: {kinds:?}");
+    }
     let any = generate(&DemoSpec { seed: 5, contracts: 800, organ_codes: vec!["99999".into()], year: None });
     let organs: HashSet<&str> = any.dataset.contracts.iter().map(|c| c.organ.code.as_str()).collect();
     assert!(organs.len() > 5, "an unknown code falls back to all organs");
@@ -67,12 +85,29 @@ fn organ_and_year_filters_are_respected() {
 
 #[test]
 fn every_kind_is_planted_from_two_hundred_contracts_on() {
+    // Group plants need enough contracts per supplier or organ to be detectable at all;
+    // forecast_deviation finds the spikes, rushes and level shifts planted for others.
+    use crate::detect::{benford, forecast, periodicity, regime, round_values, spikes};
+    let large_only = [round_values::NAME, benford::NAME, spikes::NAME, regime::NAME, periodicity::NAME];
     for n in [200, 2000, 20_000] {
         let d = generate(&spec(6, n));
-        for name in crate::detect::NAMES {
+        for name in crate::detect::NAMES.iter().filter(|n| **n != forecast::NAME) {
+            if n < 20_000 && large_only.contains(name) {
+                continue;
+            }
             assert!(d.planted.iter().any(|p| p.detector == *name), "{name} missing at {n}");
         }
-        let ids: HashSet<&str> = d.dataset.contracts.iter().map(|c| c.id.as_str()).collect();
+        // Labels name records of every kind: contracts, biddings, expenses, servants, suppliers.
+        let ds = &d.dataset;
+        let ids: HashSet<&str> = ds
+            .contracts
+            .iter()
+            .map(|c| c.id.as_str())
+            .chain(ds.biddings.iter().map(|b| b.id.as_str()))
+            .chain(ds.expenses.iter().map(|e| e.id.as_str()))
+            .chain(ds.servants.iter().map(|s| s.id.as_str()))
+            .chain(ds.suppliers.iter().map(|p| p.cnpj.as_str()))
+            .collect();
         assert!(d.planted.iter().flat_map(|p| &p.record_ids).all(|id| ids.contains(id.as_str())));
     }
 }

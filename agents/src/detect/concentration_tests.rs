@@ -55,13 +55,30 @@ fn balanced_small_or_two_supplier_organ_years_are_not_flagged() {
 }
 
 #[test]
-fn a_share_just_above_a_quarter_is_found_only_without_a_confidence_floor() {
+fn a_share_just_above_a_quarter_is_found_only_at_the_literal_sensitivity() {
     let cs = year_with(&[(BIG, 270.0), ("1", 250.0), ("2", 240.0), ("3", 240.0)], 3);
     assert!(run(cs.clone()).is_empty());
     let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
-    let found = SupplierConcentration.run(&Dataset::from_contracts(cs), &all, &CancelFlag::new()).unwrap();
+    let ds = Dataset::from_contracts(cs);
+    assert!(SupplierConcentration.run(&ds, &all, &CancelFlag::new()).unwrap().is_empty());
+    let literal = DetectionParams { sensitivity: 1.0, ..DetectionParams::default() };
+    let found = SupplierConcentration.run(&ds, &literal, &CancelFlag::new()).unwrap();
     assert_eq!(found.len(), 1);
-    assert!(found[0].confidence < 0.6);
+    assert!(found[0].confidence >= 0.8 && found[0].confidence < 0.85, "{}", found[0].confidence);
+    assert_eq!(found[0].technical_details["threshold"], 0.25);
+}
+
+#[test]
+fn a_supplier_with_thousands_of_contracts_names_its_largest_five_hundred() {
+    let mut cs = year_with(&[("1", 1000.0), ("2", 1000.0), ("3", 1000.0)], 10);
+    cs.extend((0..1200).map(|k| contract(&format!("b{k}"), "LIMPEZA", BIG, "36000", 5.0 + k as f64, (2024, 5, 1))));
+    let found = run(cs);
+    assert_eq!(found.len(), 1);
+    let a = &found[0];
+    assert_eq!(a.technical_details["supplier_contracts"], 1200);
+    let named: Vec<&str> = a.record_ids().filter(|id| id.starts_with('b')).collect();
+    assert_eq!(named.len(), MAX_RELATED);
+    assert!(named.contains(&"b1199") && !named.contains(&"b0"), "the largest are kept");
 }
 
 #[test]

@@ -1,23 +1,34 @@
 //! `duplicate_contracts`: the same object bought twice from the same supplier.
 //!
-//! Two contracts are duplicates when their objects are more than 85% similar (Jaccard index of
-//! their sets of folded words, Portuguese stopwords left out), they have the same supplier
-//! document, and their values are within 10% of each other or they were signed within 60
-//! days. Candidate pairs come from a prefix-filtering similarity join inside each supplier
-//! (rarest words first), which finds every pair above the threshold without comparing all
-//! pairs. Mutual duplicates are grouped (connected components); the earliest contract is the
-//! primary. Confidence: 0.65 when both the value and the date conditions hold (0.45 when one
-//! does), plus up to 0.2 for similarity above 0.85 and up to 0.05 each for closeness of values
-//! and dates; a group takes its strongest pair.
-
-use std::collections::HashMap;
+//! Two contracts are duplicates when their objects are more than [`SIMILARITY`] alike (Jaccard
+//! index of their sets of folded words, Portuguese stopwords left out), they have the same
+//! supplier document, and their values are within 10% of each other or they were signed within
+//! 60 days. Candidate pairs come from a prefix-filtering similarity join inside each supplier
+//! (rarest words first), which finds every pair above 0.85 without comparing all pairs; objects
+//! of fewer than 4 content words take no part (boilerplate such as "MATERIAL DE CONSUMO" says
+//! nothing about which purchase it is). Mutual duplicates are grouped (connected components);
+//! the earliest contract is the primary.
+//!
+//! Sensitivity `s` moves the similarity threshold `t(s)` through 0.95 (s = 0), 0.85 (s = 0.7,
+//! calibrated: planted copies differ by one word, about 0.93-0.97) and 0.85 (s = 1, the spec's
+//! literal 85%). Pair confidence = `margin_confidence(similarity - t(s), 0.04)` (see
+//! [`super::sensitivity`]) times a closeness factor: 1.0 when both the value and the date are
+//! close, `0.8 + 0.2 * max(0, (s - 0.7) / 0.3)` when only one is (so at the defaults only pairs
+//! close in both are reported, and at s = 1 the literal rule "value or date" applies in full).
+//! A group takes its strongest pair.
+//!
+//! Complexity: near-linear. Each object is tokenised once (`O(total words)`); the join indexes
+//! a prefix of a few rare words per object and only verifies candidates sharing one, so the
+//! cost follows the number of near-duplicate pairs, not the square of a supplier's contracts.
 
 use serde_json::json;
 
 use super::Detector;
-use super::common::{FxBuild, adjust_confidence, contract_ref, details, iso, round2, round4, severity};
+use super::common::{FxBuild, contract_ref, details, iso, round2, round4, severity};
+use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::shared::Shared;
 use super::simjoin::{Pair, Scratch, components, supplier_pairs};
-pub use super::simjoin::{pair_confidence, similarity, word_set};
+pub use super::simjoin::{similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
@@ -28,18 +39,31 @@ use crate::text::{format_brl, format_pct};
 
 /// Detector name.
 pub const NAME: &str = "duplicate_contracts";
-/// The spec's literal similarity threshold (strictly above).
+/// The spec's literal similarity threshold (strictly above); the lowest any sensitivity uses.
 pub const THRESHOLD: f64 = 0.85;
+/// The similarity threshold as sensitivity moves it.
+pub const SIMILARITY: Threshold = Threshold::new(0.95, 0.85, THRESHOLD);
 /// Values within this fraction of the larger one count as close.
 pub const VALUE_TOLERANCE: f64 = 0.10;
 /// Signing dates within this many days count as close.
 pub const MAX_DAYS: i64 = 60;
+/// Most pairs listed in an anomaly's evidence.
+const MAX_PATTERNS: usize = 20;
 /// Datasets at least this large split the suppliers over threads.
 const PARALLEL_FROM: usize = 20_000;
 
 /// The duplicate contracts detector.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DuplicateContracts;
+
+/// Confidence of one pair at sensitivity `s`.
+pub fn pair_confidence(similarity: f64, value_diff: f64, days: Option<i64>, s: f64) -> f64 {
+    let value_close = value_diff <= VALUE_TOLERANCE;
+    let date_close = days.is_some_and(|d| d <= MAX_DAYS);
+    let closeness =
+        if value_close && date_close { 1.0 } else { 0.8 + 0.2 * ((s.clamp(0.0, 1.0) - 0.7) / 0.3).clamp(0.0, 1.0) };
+    margin_confidence(similarity - SIMILARITY.at(s), 0.04) * closeness
+}
 
 impl Detector for DuplicateContracts {
     fn name(&self) -> &'static str {
@@ -49,28 +73,38 @@ impl Detector for DuplicateContracts {
         AnomalyType::PatternAnomaly
     }
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+        self.run_shared(&Shared::new(ds), p, cancel)
+    }
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let cs = &ds.contracts;
-        let mut slot: HashMap<&str, usize, FxBuild> = HashMap::default();
-        let mut runs: Vec<Vec<usize>> = Vec::new();
-        for (i, c) in cs.iter().enumerate() {
-            if c.supplier.document.is_empty() || !c.value().is_finite() {
-                continue;
-            }
-            let k = *slot.entry(c.supplier.document.as_str()).or_insert_with(|| {
-                runs.push(Vec::new());
-                runs.len() - 1
-            });
-            runs[k].push(i);
-        }
-        // Smallest suppliers first: the scratch maps only grow, so clearing them stays
-        // proportional to the supplier at hand.
+        let (order, start) = sh.suppliers().groups();
+        let mut runs: Vec<Vec<usize>> = start
+            .windows(2)
+            .map(|w| {
+                order[w[0] as usize..w[1] as usize]
+                    .iter()
+                    .map(|&i| i as usize)
+                    .filter(|&i| cs[i].value().is_finite())
+                    .collect()
+            })
+            .collect();
         runs.retain(|r| r.len() >= 2);
+        // Suppliers dealt round-robin by size, so the shards get equal work; each shard then
+        // takes its own smallest first, because its scratch maps only grow and clearing them
+        // costs their capacity.
         runs.sort_by_key(|r| (r.len(), r[0]));
         let shards = if cs.len() >= PARALLEL_FROM {
             std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8)
         } else {
             1
         };
+        let threshold = SIMILARITY.at(p.sensitivity);
         let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
             let mut out = Vec::new();
             let mut done = 0usize;
@@ -81,7 +115,14 @@ impl Detector for DuplicateContracts {
                     cancel.check()?;
                     done = 0;
                 }
-                let pairs = supplier_pairs(ds, run, &mut scratch);
+                let mut pairs = supplier_pairs(ds, run, &mut scratch);
+                pairs.retain(|q| {
+                    q.similarity > threshold
+                        && pair_confidence(q.similarity, q.value_diff, q.days, p.sensitivity) >= p.confidence_threshold
+                });
+                if pairs.is_empty() {
+                    continue;
+                }
                 for group in components(run, &pairs) {
                     let a = anomaly(ds, &group, &pairs, run.len(), p);
                     if a.confidence >= p.confidence_threshold {
@@ -109,8 +150,8 @@ impl Detector for DuplicateContracts {
             for r in results {
                 out.extend(r?);
             }
-            out.sort_by(|a, b| a.id.cmp(&b.id));
         }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
 }
@@ -123,15 +164,21 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         key(a).cmp(&key(b))
     });
     let primary = &cs[members[0]];
-    let inside: Vec<&Pair> = pairs.iter().filter(|q| group.contains(&q.a) && group.contains(&q.b)).collect();
-    let best = inside.iter().map(|q| q.confidence).fold(0.0, f64::max);
+    let in_group: std::collections::HashSet<usize, FxBuild> = group.iter().copied().collect();
+    let inside: Vec<&Pair> = pairs.iter().filter(|q| in_group.contains(&q.a) && in_group.contains(&q.b)).collect();
+    let s = p.sensitivity;
+    let best = inside.iter().map(|q| pair_confidence(q.similarity, q.value_diff, q.days, s)).fold(0.0, f64::max);
     let max_sim = inside.iter().map(|q| q.similarity).fold(0.0, f64::max);
     let min_sim = inside.iter().map(|q| q.similarity).fold(1.0, f64::min);
     let max_vdiff = inside.iter().map(|q| q.value_diff).fold(0.0, f64::max);
     let max_days = inside.iter().filter_map(|q| q.days).max();
     let at_stake: f64 = members[1..].iter().map(|&i| cs[i].value()).sum();
-    let confidence = adjust_confidence(best, p.sensitivity);
-    let mut td = details(NAME, THRESHOLD, at_stake);
+    let confidence = tidy(best);
+    let threshold = SIMILARITY.at(s);
+    let mut td = details(NAME, round4(threshold), at_stake);
+    td.insert("literal_threshold".into(), json!(THRESHOLD));
+    td.insert("sensitivity".into(), json!(s));
+    td.insert("baseline".into(), json!("same_supplier"));
     td.insert("similarity".into(), json!(round4(max_sim)));
     td.insert("min_similarity".into(), json!(round4(min_sim)));
     td.insert("supplier".into(), json!(primary.supplier.document));
@@ -152,6 +199,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         .collect();
     let patterns = inside
         .iter()
+        .take(MAX_PATTERNS)
         .map(|q| {
             json!({
                 "name": "near_duplicate_pair",
@@ -183,10 +231,13 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         max_days.map_or(String::new(), |d| format!(" e assinados com até {d} dias de diferença"))
     );
     let technical = format!(
-        "Jaccard similarity of object word sets {:.3}-{:.3} > {} for the same supplier document {}, with values \
-         within {} or signing dates within {} days; {} pairs in the group",
+        "Jaccard similarity of object word sets {:.3}-{:.3} > {:.3} (threshold at sensitivity {}; the spec's literal \
+         {}) for the same supplier document {}, with values within {} or signing dates within {} days; {} pairs in \
+         the group",
         min_sim,
         max_sim,
+        threshold,
+        s,
         THRESHOLD,
         primary.supplier.document,
         format_pct(VALUE_TOLERANCE),

@@ -120,3 +120,44 @@ fn duplicate_detector_finds_the_planted_copies_of_the_demo_data() {
     assert!(r >= 0.9, "recall {r}, missed {missed:?}");
     assert!(found.len() <= n + n / 5, "{} found for {n} planted", found.len());
 }
+
+#[test]
+fn boilerplate_objects_do_not_flood_the_results() {
+    // One supplier signing the same generic object every week at the same price: the object
+    // has fewer than 4 content words and names no purchase, so no pair is compared.
+    let generic: Vec<Contract> = (0..300)
+        .map(|i| {
+            let d = (2024, 1 + (i / 28) as u32 % 12, 1 + (i % 28) as u32);
+            contract(&i.to_string(), "SERVIÇOS DE LIMPEZA", "S1", "36000", 10_000.0, d)
+        })
+        .collect();
+    assert!(run(generic).is_empty());
+    // Long boilerplate with different items, quantities and references: below the threshold.
+    let templated: Vec<Contract> = (0..300)
+        .map(|i| {
+            let object = format!(
+                "CONTRATAÇÃO DE EMPRESA ESPECIALIZADA NA PRESTAÇÃO DE SERVIÇOS DE LIMPEZA ({}), {} M2, LOTE {}, \
+                 TERMO DE REFERÊNCIA Nº {}/2024, PROCESSO 36000.{:06}/2024",
+                ["ÁREAS INTERNAS", "JARDINAGEM", "COPEIRAGEM"][i % 3],
+                100 + 7 * i,
+                i % 40,
+                10_000 + 13 * i,
+                i * 31
+            );
+            contract(&i.to_string(), &object, "S1", "36000", 10_000.0 + i as f64, (2024, 3, 1 + (i % 28) as u32))
+        })
+        .collect();
+    assert!(run(templated).is_empty());
+}
+
+#[test]
+fn raising_the_sensitivity_reports_pairs_close_in_value_or_date_alone() {
+    let cs = vec![
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 1, 1)),
+        contract("2", TEXT, "S1", "36000", 101_000.0, (2024, 9, 1)),
+    ];
+    let literal = DetectionParams { sensitivity: 1.0, ..DetectionParams::default() };
+    let found = DuplicateContracts.run(&Dataset::from_contracts(cs), &literal, &CancelFlag::new()).unwrap();
+    assert_eq!(found.len(), 1, "the literal rule: similarity above 85% and value or date close");
+    assert_eq!(found[0].technical_details["threshold"], 0.85);
+}

@@ -1,14 +1,41 @@
-//! The anomaly detectors: the spec's four built-in heuristics (price z-score, supplier
-//! concentration, end-of-year rush, duplicate contracts), one per file, behind one trait.
+//! The anomaly detectors, one per file, behind one trait: the spec's four built-in heuristics
+//! (price z-score, supplier concentration, end-of-year rush, duplicate contracts), the pattern,
+//! temporal and text detectors (round values, first digits, learned outliers, spikes, regime
+//! changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
+//! compliance detectors. How sensitivity moves every threshold: [`sensitivity`]; facts several
+//! detectors share within one analysis: [`shared`].
 
+pub mod benford;
+pub mod bid_rigging;
 pub mod category;
 pub mod common;
+pub mod compliance_rules;
 pub mod concentration;
+pub mod contract_text;
+pub mod dates;
+pub mod distributions;
 pub mod duplicates;
+pub mod finding;
+pub mod forecast;
+pub mod learn;
+pub mod legal;
+pub mod outliers;
+pub mod periodicity;
+pub mod phantom;
 pub mod price;
+pub mod price_baselines;
+pub mod regime;
+pub mod relationships;
+pub mod round_values;
+pub mod sensitivity;
+pub mod series;
+pub mod shared;
 pub mod simjoin;
+pub mod spikes;
+pub mod splitting;
 pub mod stats;
 pub mod temporal;
+pub mod text_flags;
 
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
@@ -26,10 +53,40 @@ pub trait Detector: Send + Sync {
     /// the engine filters again), in a deterministic order. Returns `Err(Cancelled)` soon
     /// after `cancel` is set.
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError>;
+    /// Like [`Detector::run`], with the facts several detectors need computed once per
+    /// analysis ([`shared::Shared`]); the engine calls this. The default ignores them.
+    fn run_shared(
+        &self,
+        shared: &shared::Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        self.run(shared.dataset(), p, cancel)
+    }
 }
 
 /// Names of every detector, in the order [`all`] returns them.
-pub const NAMES: &[&str] = &[price::NAME, concentration::NAME, temporal::NAME, duplicates::NAME];
+pub const NAMES: &[&str] = &[
+    price::NAME,
+    concentration::NAME,
+    temporal::NAME,
+    duplicates::NAME,
+    compliance_rules::NAME,
+    splitting::NAME,
+    bid_rigging::NAME,
+    relationships::NAME,
+    phantom::NAME,
+    round_values::NAME,
+    benford::NAME,
+    outliers::NAME,
+    spikes::NAME,
+    regime::NAME,
+    periodicity::NAME,
+    dates::NAME,
+    forecast::NAME,
+    text_flags::VAGUE,
+    text_flags::BRAND,
+];
 
 /// Every detector.
 pub fn all() -> Vec<Box<dyn Detector>> {
@@ -43,6 +100,21 @@ pub fn by_name(name: &str) -> Option<Box<dyn Detector>> {
         concentration::NAME => Some(Box::new(concentration::SupplierConcentration)),
         temporal::NAME => Some(Box::new(temporal::EndOfYear)),
         duplicates::NAME => Some(Box::new(duplicates::DuplicateContracts)),
+        compliance_rules::NAME => Some(Box::new(compliance_rules::ComplianceRules)),
+        splitting::NAME => Some(Box::new(splitting::PurchaseSplitting)),
+        bid_rigging::NAME => Some(Box::new(bid_rigging::BidRigging)),
+        relationships::NAME => Some(Box::new(relationships::RelationshipNetwork)),
+        phantom::NAME => Some(Box::new(phantom::PhantomSuppliers)),
+        round_values::NAME => Some(Box::new(round_values::RoundValues)),
+        benford::NAME => Some(Box::new(benford::BenfordFirstDigit)),
+        outliers::NAME => Some(Box::new(outliers::LearnedOutlier)),
+        spikes::NAME => Some(Box::new(spikes::SpendingSpike)),
+        regime::NAME => Some(Box::new(regime::RegimeChange)),
+        periodicity::NAME => Some(Box::new(periodicity::UnnaturalPeriodicity)),
+        dates::NAME => Some(Box::new(dates::DateInconsistency)),
+        forecast::NAME => Some(Box::new(forecast::ForecastDeviation)),
+        text_flags::VAGUE => Some(Box::new(text_flags::VagueObject)),
+        text_flags::BRAND => Some(Box::new(text_flags::BrandRestriction)),
         _ => None,
     }
 }
@@ -53,7 +125,7 @@ mod tests {
 
     #[test]
     fn every_name_resolves_to_a_detector_of_that_name() {
-        assert_eq!(all().len(), 4);
+        assert_eq!(all().len(), NAMES.len());
         for n in NAMES {
             assert_eq!(by_name(n).map(|d| d.name()), Some(*n));
         }

@@ -1,19 +1,41 @@
 //! `price_zscore`: a contract whose value is out of line with its peers.
 //!
-//! Contract values are heavily right-skewed, so the z-score is taken on `ln(value)` and within
-//! a peer group: the object category (from the object text) and the purchase modality. Groups
-//! with fewer than 8 contracts fall back to the category alone, then to all contracts. The spec's
-//! literal rule flags `z > 1.5`; the confidence grows with z (0.3 at 1.5, 0.8 at 2.5, 0.97 at 4)
-//! and is lowered for coarser baselines and small groups.
-
-use std::collections::HashMap;
+//! Contract values are heavily right-skewed, so every score is taken on `ln(value)` and within
+//! a peer baseline: the object category (from the object text) and the purchase modality;
+//! groups with fewer than 30 contracts fall back to the category alone, then to all contracts
+//! (see [`super::price_baselines`]). Two rules, each with a threshold sensitivity `s` moves
+//! (see [`super::sensitivity`]):
+//!
+//! - robust (the calibrated default): the peer z-score `rz = (ln v - median) / (1.4826 MAD)`
+//!   must exceed `T(s)` = 6.0 (s = 0), 2.4 (s = 0.7) and 1.5 (s = 1), and the contract must
+//!   also stand out from where its supplier usually prices, `ez > T(s) - 1`: `ez` is the
+//!   z-score of `ln(v / peer median)` against the supplier's own contracts in the category
+//!   (at least 5, spread shrunk towards the peers'), or, for a supplier with fewer, against the
+//!   cluster of suppliers its other contracts price like (k-means over supplier median and
+//!   spread, Rosie's fallback), or the peer group alone when it has no other contract. The
+//!   supplier baseline vetoes contracts that are normal for a supplier that always prices
+//!   high; it never adds a flag.
+//! - literal (the spec's rule of [1]): the classic z-score of `ln v` (mean and standard
+//!   deviation of the peer baseline) must exceed `L(s)` = 8.0 (s = 0), 4.0 (s = 0.7) and the
+//!   spec's 1.5 (s = 1). At s = 1 both rules use 1.5 and flag several percent of clean
+//!   contracts; at 0.7 the robust rule alone decides on planted data (precision and recall
+//!   above 0.9).
+//!
+//! Confidence = `margin_confidence(score - threshold, 0.75)` of the rule that fired (the larger
+//! if both), times 0.97 for a category baseline or 0.8 for the global one (so global-baseline
+//! findings only show below the default confidence threshold) and 0.95 for baselines of fewer
+//! than 50 contracts. Severity from [`super::common::severity`]; the money at stake is the
+//! value above the peer median. Complexity: linear in the contracts plus k-means over the
+//! suppliers (fitted on at most 20,000 of them). The value judged is `valorInicialCompra`, the
+//! price agreed at signing (amendments are `compliance_rules`' business).
 
 use serde_json::json;
 
 use super::Detector;
-use super::category::{Category, categorise};
-use super::common::{adjust_confidence, contract_ref, details, iso, ramp, round2, round4, severity};
-use super::stats::{mean_std, median};
+use super::common::{contract_ref, details, iso, round2, round4, severity};
+use super::price_baselines::{Baselines, Entity, Group, Level, price_of};
+use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
@@ -22,73 +44,67 @@ use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_decimal, format_pct};
 
+pub use super::price_baselines::MIN_GROUP;
+
 /// Detector name.
 pub const NAME: &str = "price_zscore";
 /// The spec's literal threshold on the z-score.
 pub const THRESHOLD: f64 = 1.5;
-/// Smallest peer group used as a baseline.
-pub const MIN_GROUP: usize = 8;
+/// The robust peer z-score threshold as sensitivity moves it.
+pub const ROBUST: Threshold = Threshold::new(6.0, 2.4, THRESHOLD);
+/// The literal (mean and standard deviation) z-score threshold as sensitivity moves it.
+pub const LITERAL: Threshold = Threshold::new(8.0, 4.0, THRESHOLD);
+/// How far below the robust threshold the supplier baseline z-score may be and still let a
+/// flag through.
+pub const VETO_MARGIN: f64 = 1.0;
+/// Scale of the confidence margin, in z units.
+const MARGIN_SCALE: f64 = 0.75;
 
-/// The price z-score detector.
+/// The price detector.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PriceZScore;
 
-/// Which baseline a contract was compared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Baseline {
-    PeerGroup,
-    Category,
-    Global,
+/// Why a contract was flagged.
+#[derive(Debug, Clone, Copy)]
+struct Flag {
+    peer_z: f64,
+    entity_z: f64,
+    literal_z: f64,
+    entity: Entity,
+    robust: bool,
+    literal: bool,
+    confidence: f64,
 }
 
-impl Baseline {
-    /// Confidence multiplier: coarser baselines say less.
-    fn factor(self) -> f64 {
-        match self {
-            Baseline::PeerGroup => 1.0,
-            Baseline::Category => 0.92,
-            Baseline::Global => 0.8,
-        }
-    }
-    fn as_str(self) -> &'static str {
-        match self {
-            Baseline::PeerGroup => "peer_group",
-            Baseline::Category => "category",
-            Baseline::Global => "global",
-        }
-    }
+/// Confidence multiplier of a baseline: coarser and smaller baselines say less.
+pub fn baseline_factor(level: Level, size: usize) -> f64 {
+    let level = match level {
+        Level::PeerGroup => 1.0,
+        Level::Category => 0.97,
+        Level::Global => 0.8,
+    };
+    if size < 50 { level * 0.95 } else { level }
 }
 
-/// Statistics of one baseline group.
-struct Group {
-    label: String,
-    size: usize,
-    mean_log: f64,
-    std_log: f64,
-    median: f64,
-    flagged: usize,
-}
-
-impl Group {
-    fn of(label: String, members: &[usize], logs: &[f64], values: &[f64]) -> Group {
-        let l: Vec<f64> = members.iter().map(|&i| logs[i]).collect();
-        let v: Vec<f64> = members.iter().map(|&i| values[i]).collect();
-        let (mean_log, std_log) = mean_std(&l);
-        let std_log = if std_log > 1e-9 { std_log } else { 0.0 };
-        let flagged =
-            if std_log > 0.0 { l.iter().filter(|x| (*x - mean_log) / std_log > THRESHOLD).count() } else { 0 };
-        Group { label, size: members.len(), mean_log, std_log, median: median(&v), flagged }
+/// Scores one contract at sensitivity `s`; `None` when no rule fires.
+fn judge(b: &Baselines, i: usize, s: f64) -> Option<Flag> {
+    let g = &b.groups[b.group_of[i] as usize];
+    let (t, l) = (ROBUST.at(s), LITERAL.at(s));
+    let peer_z = b.peer_z(i);
+    let literal_z = b.literal_z(i);
+    if peer_z <= t && literal_z <= l {
+        return None;
     }
-    fn z(&self, log: f64) -> f64 {
-        if self.std_log > 0.0 { (log - self.mean_log) / self.std_log } else { 0.0 }
+    let entity = b.entity(i);
+    let entity_z = entity.z(b.ratio[i], peer_z);
+    let robust = peer_z > t && entity_z > t - VETO_MARGIN;
+    let literal = literal_z > l;
+    if !robust && !literal {
+        return None;
     }
-}
-
-/// Confidence of a flag at this z, before the sensitivity shift.
-pub fn confidence_for(z: f64, baseline_factor: f64, size: usize) -> f64 {
-    let base = if z <= 2.5 { ramp(z, THRESHOLD, 0.3, 2.5, 0.8) } else { ramp(z, 2.5, 0.8, 4.0, 0.97) };
-    let small = if size < 20 { 0.9 } else { 1.0 };
-    base * baseline_factor * small
+    let margin = f64::max(if robust { peer_z - t } else { 0.0 }, if literal { literal_z - l } else { 0.0 });
+    let confidence = tidy(margin_confidence(margin, MARGIN_SCALE) * baseline_factor(g.level, g.size));
+    Some(Flag { peer_z, entity_z, literal_z, entity, robust, literal, confidence })
 }
 
 impl Detector for PriceZScore {
@@ -99,90 +115,73 @@ impl Detector for PriceZScore {
         AnomalyType::PriceAnomaly
     }
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        let n = ds.contracts.len();
-        let mut cats = Vec::with_capacity(n);
-        let mut mods = Vec::with_capacity(n);
-        let mut logs = Vec::with_capacity(n);
-        let mut values = Vec::with_capacity(n);
-        let mut modality_ids: HashMap<&str, u32> = HashMap::new();
-        let mut modality_names: Vec<&str> = Vec::new();
-        for (i, c) in ds.contracts.iter().enumerate() {
-            if i % 4096 == 0 {
+        self.run_shared(&Shared::new(ds), p, cancel)
+    }
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
+        let b = Baselines::build(ds, sh.categories(cancel)?, &sh.suppliers().ids, cancel)?;
+        let mut flags = Vec::new();
+        let mut per_group = vec![0usize; b.groups.len()];
+        for i in 0..ds.contracts.len() {
+            if i % 8192 == 0 {
                 cancel.check()?;
             }
-            let next = modality_ids.len() as u32;
-            let m = *modality_ids.entry(c.modality.as_str()).or_insert_with(|| {
-                modality_names.push(c.modality.as_str());
-                next
-            });
-            let v = c.value();
-            cats.push(categorise(&c.object));
-            mods.push(m);
-            values.push(v);
-            logs.push(if v > 0.0 && v.is_finite() { v.ln() } else { f64::NAN });
-        }
-        let valid = |i: &usize| logs[*i].is_finite();
-        let mut peer_members: HashMap<(Category, u32), Vec<usize>> = HashMap::new();
-        let mut cat_members: HashMap<Category, Vec<usize>> = HashMap::new();
-        let mut all_members = Vec::with_capacity(n);
-        for i in (0..n).filter(valid) {
-            peer_members.entry((cats[i], mods[i])).or_default().push(i);
-            cat_members.entry(cats[i]).or_default().push(i);
-            all_members.push(i);
-        }
-        cancel.check()?;
-        let global = Group::of("todos os contratos".to_string(), &all_members, &logs, &values);
-        let cat_groups: HashMap<Category, Group> = cat_members
-            .iter()
-            .filter(|(_, m)| m.len() >= MIN_GROUP)
-            .map(|(c, m)| (*c, Group::of(c.label().to_string(), m, &logs, &values)))
-            .collect();
-        let mut peer_groups: HashMap<(Category, u32), Group> = HashMap::new();
-        for (k, m) in peer_members.iter().filter(|(_, m)| m.len() >= MIN_GROUP) {
-            cancel.check()?;
-            let label = format!("{} / {}", k.0.label(), modality_names[k.1 as usize]);
-            peer_groups.insert(*k, Group::of(label, m, &logs, &values));
-        }
-        let mut out = Vec::new();
-        for i in all_members {
-            if i % 4096 == 0 {
-                cancel.check()?;
-            }
-            let (group, baseline) = match peer_groups.get(&(cats[i], mods[i])) {
-                Some(g) => (g, Baseline::PeerGroup),
-                None => match cat_groups.get(&cats[i]) {
-                    Some(g) => (g, Baseline::Category),
-                    None => (&global, Baseline::Global),
-                },
-            };
-            if group.size < MIN_GROUP {
+            if b.group_of[i] == u32::MAX {
                 continue;
             }
-            let z = group.z(logs[i]);
-            if z > THRESHOLD
-                && adjust_confidence(confidence_for(z, baseline.factor(), group.size), p.sensitivity)
-                    >= p.confidence_threshold
-            {
-                out.push(anomaly(ds, i, group, baseline, z, p));
+            if let Some(f) = judge(&b, i, p.sensitivity) {
+                per_group[b.group_of[i] as usize] += 1;
+                if f.confidence >= p.confidence_threshold {
+                    flags.push((i, f));
+                }
             }
         }
+        let out = flags
+            .into_iter()
+            .map(|(i, f)| {
+                let g = b.group_of[i] as usize;
+                let contamination = per_group[g] as f64 / b.groups[g].size.max(1) as f64;
+                anomaly(ds, i, &b.groups[g], &f, contamination, p)
+            })
+            .collect();
         Ok(out)
     }
 }
 
-fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &DetectionParams) -> Anomaly {
+fn anomaly(ds: &Dataset, i: usize, g: &Group, f: &Flag, contamination: f64, p: &DetectionParams) -> Anomaly {
     let c = &ds.contracts[i];
-    let value = c.value();
-    let at_stake = (value - g.median).max(0.0);
-    let confidence = adjust_confidence(confidence_for(z, baseline.factor(), g.size), p.sensitivity);
-    let ratio = if g.median > 0.0 { value / g.median } else { f64::INFINITY };
-    let contamination = g.flagged as f64 / g.size as f64;
-    let mut td = details(NAME, THRESHOLD, at_stake);
-    td.insert("z_score".into(), json!(round4(z)));
+    let s = p.sensitivity;
+    let value = price_of(c);
+    let at_stake = (value - g.median_value).max(0.0);
+    let ratio = if g.median_value > 0.0 { value / g.median_value } else { f64::INFINITY };
+    let (t, l) = (ROBUST.at(s), LITERAL.at(s));
+    let rule = match (f.robust, f.literal) {
+        (true, true) => "robust_and_literal",
+        (true, false) => "robust",
+        _ => "literal",
+    };
+    let mut td = details(NAME, round4(if f.robust { t } else { l }), at_stake);
+    td.insert("rule".into(), json!(rule));
+    td.insert("sensitivity".into(), json!(s));
+    td.insert("robust_threshold".into(), json!(round4(t)));
+    td.insert("literal_threshold".into(), json!(round4(l)));
+    td.insert("spec_threshold".into(), json!(THRESHOLD));
+    td.insert("z_score".into(), json!(round4(f.peer_z)));
+    td.insert("literal_z_score".into(), json!(round4(f.literal_z)));
+    td.insert("entity_z_score".into(), json!(round4(f.entity_z)));
     td.insert("peer_group".into(), json!(g.label));
     td.insert("peer_size".into(), json!(g.size));
-    td.insert("baseline".into(), json!(baseline.as_str()));
-    td.insert("peer_median".into(), json!(round2(g.median)));
+    td.insert("baseline".into(), json!(g.level.as_str()));
+    td.insert("entity_baseline".into(), json!(f.entity.as_str()));
+    if let Entity::Cluster { cluster, .. } = f.entity {
+        td.insert("supplier_cluster".into(), json!(cluster));
+    }
+    td.insert("peer_median".into(), json!(round2(g.median_value)));
     td.insert("value".into(), json!(round2(value)));
     td.insert("ratio_to_median".into(), json!(round2(ratio)));
     td.insert("organ".into(), json!(c.organ.code));
@@ -191,19 +190,35 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
     let supplier = if c.supplier.name.is_empty() { "fornecedor não informado" } else { c.supplier.name.as_str() };
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let description = format!(
-        "Contrato {} com {} de {} custa {} vezes a mediana de {} dos {} contratos comparáveis ({}; z = {})",
+        "Contrato {} com {} de {} custa {} vezes a mediana de {} dos {} contratos comparáveis ({}; z robusto = {})",
         number,
         supplier,
         format_brl(value),
         format_decimal(ratio, 1),
-        format_brl(g.median),
+        format_brl(g.median_value),
         g.size,
         g.label,
-        format_decimal(z, 2)
+        format_decimal(f.peer_z, 2)
     );
+    let entity_text = match f.entity {
+        Entity::Supplier { size, median_ratio, .. } => format!(
+            "Mesmo em relação aos {} contratos do próprio fornecedor nesta categoria (que costumam custar {} vezes a \
+             mediana), o valor se destaca.",
+            size,
+            format_decimal(median_ratio.exp(), 2)
+        ),
+        Entity::Cluster { size, median_ratio, .. } => format!(
+            "O fornecedor tem poucos contratos; comparado aos {} contratos de fornecedores com preços parecidos \
+             (que costumam custar {} vezes a mediana), o valor também se destaca.",
+            size,
+            format_decimal(median_ratio.exp(), 2)
+        ),
+        Entity::PeerOnly => "O fornecedor não tem outros contratos nesta categoria para comparação.".to_string(),
+    };
     let human = format!(
         "O contrato {} ({}) foi assinado por {} com {}, valor {} vezes maior que o contrato típico do mesmo \
-         tipo ({} contratos de {}). A diferença para a mediana é de {}; vale pedir ao órgão a pesquisa de preços.",
+         tipo ({} contratos de {}). {} A diferença para a mediana é de {}; vale pedir ao órgão a pesquisa de preços. \
+         (The contract costs {:.1} times the median of comparable contracts; {} above it.)",
         number,
         c.object.chars().take(120).collect::<String>(),
         format_brl(value),
@@ -211,33 +226,59 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
         format_decimal(ratio, 1),
         g.size,
         g.label,
+        entity_text,
+        format_brl(at_stake),
+        ratio,
         format_brl(at_stake)
     );
     let technical = format!(
-        "z-score of ln(value) within the {} baseline '{}' (n = {}, mean ln = {:.3}, sd ln = {:.3}): z = {:.3} > {}. \
-         {} of the group exceeds the threshold.",
-        baseline.as_str(),
+        "Rule '{}' at sensitivity {}: robust z of ln(value) in the {} baseline '{}' (n = {}, median ln = {:.3}, \
+         1.4826 MAD = {:.3}) = {:.3} (threshold {:.3}); {} baseline z = {:.3} (veto below {:.3}); literal z (mean ln \
+         = {:.3}, sd ln = {:.3}) = {:.3} (threshold {:.3}; the spec's {}). {} of the baseline is flagged by the same \
+         rules.",
+        rule,
+        s,
+        g.level.as_str(),
         g.label,
         g.size,
+        g.median_log,
+        g.sigma,
+        f.peer_z,
+        t,
+        f.entity.as_str(),
+        f.entity_z,
+        t - VETO_MARGIN,
         g.mean_log,
         g.std_log,
-        z,
+        f.literal_z,
+        l,
         THRESHOLD,
         format_pct(contamination)
     );
+    let entity_context = match f.entity {
+        Entity::Supplier { size, median_ratio, sigma } => json!({
+            "baseline": "supplier", "size": size, "median_ratio": round4(median_ratio.exp()), "sigma_log": round4(sigma),
+        }),
+        Entity::Cluster { cluster, size, median_ratio, sigma } => json!({
+            "baseline": "supplier_cluster", "cluster": cluster, "size": size,
+            "median_ratio": round4(median_ratio.exp()), "sigma_log": round4(sigma),
+        }),
+        Entity::PeerOnly => json!({"baseline": "none"}),
+    };
     Anomaly {
         id: format!("{NAME}-{}", c.id),
         kind: AnomalyType::PriceAnomaly,
-        severity: severity(confidence, at_stake),
-        confidence,
+        severity: severity(f.confidence, at_stake),
+        confidence: f.confidence,
         description,
         technical_details: td,
         affected_entities: AffectedEntities { primary: contract_ref(c), related: Vec::new() },
         evidence: Evidence {
             data_points: vec![
                 DataPoint { metric: "value".into(), value: round2(value), timestamp: when.clone() },
-                DataPoint { metric: "peer_median".into(), value: round2(g.median), timestamp: when.clone() },
-                DataPoint { metric: "z_score".into(), value: round4(z), timestamp: when },
+                DataPoint { metric: "peer_median".into(), value: round2(g.median_value), timestamp: when.clone() },
+                DataPoint { metric: "z_score".into(), value: round4(f.peer_z), timestamp: when.clone() },
+                DataPoint { metric: "entity_z_score".into(), value: round4(f.entity_z), timestamp: when },
             ],
             patterns: vec![json!({
                 "name": "price_above_peer_group",
@@ -245,20 +286,23 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
                 "ratio_to_median": round2(ratio),
             })],
             statistical_analysis: Some(StatisticalEvidence {
-                method: "zscore_log_peer_group".into(),
-                anomaly_score: round4(z),
+                method: if f.robust { "robust_zscore_log_median_mad" } else { "zscore_log_peer_group" }.into(),
+                anomaly_score: round4(if f.robust { f.peer_z } else { f.literal_z }),
                 contamination: round4(contamination),
             }),
         },
         context: Context {
             peer_comparison: Some(json!({
                 "group": g.label,
-                "baseline": baseline.as_str(),
+                "baseline": g.level.as_str(),
                 "size": g.size,
-                "median": round2(g.median),
+                "median": round2(g.median_value),
+                "median_log": round4(g.median_log),
+                "sigma_log": round4(g.sigma),
                 "mean_log": round4(g.mean_log),
                 "std_log": round4(g.std_log),
             })),
+            historical_comparison: Some(entity_context),
             ..Context::default()
         },
         explanation: Some(Explanation {
@@ -267,8 +311,8 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
             contributing_factors: vec![
                 Factor {
                     factor: "z_score".into(),
-                    impact: 0.7,
-                    description: format!("ln(value) is {z:.2} standard deviations above the group mean"),
+                    impact: 0.6,
+                    description: format!("ln(value) is {:.2} robust deviations above the peer median", f.peer_z),
                 },
                 Factor {
                     factor: "ratio_to_median".into(),
@@ -276,9 +320,14 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, baseline: Baseline, z: f64, p: &De
                     description: format!("value is {ratio:.1} times the peer median"),
                 },
                 Factor {
+                    factor: "supplier_baseline".into(),
+                    impact: 0.1,
+                    description: format!("{:.2} deviations above the {} baseline", f.entity_z, f.entity.as_str()),
+                },
+                Factor {
                     factor: "baseline".into(),
                     impact: 0.1,
-                    description: format!("compared with the {} baseline of {} contracts", baseline.as_str(), g.size),
+                    description: format!("compared with the {} baseline of {} contracts", g.level.as_str(), g.size),
                 },
             ],
         }),

@@ -1,12 +1,13 @@
 //! The similarity join behind `duplicate_contracts`: word sets of object texts, and every
-//! pair of one supplier's contracts whose sets are more than 85% alike (Jaccard) and whose
-//! values or signing dates are close, found without comparing all pairs.
+//! pair of one supplier's contracts whose sets are more than 85% alike (Jaccard, the literal
+//! threshold, the lowest any sensitivity uses) and whose values or signing dates are close,
+//! found without comparing all pairs.
 
 use std::collections::HashMap;
 
 use chrono::Datelike;
 
-use super::common::{FxBuild, ramp};
+use super::common::FxBuild;
 use super::duplicates::{MAX_DAYS, THRESHOLD, VALUE_TOLERANCE};
 use crate::model::dataset::Dataset;
 use crate::text::for_each_word_hash;
@@ -24,12 +25,10 @@ pub struct Pair {
     pub value_diff: f64,
     /// Days between the signing dates, when both are known.
     pub days: Option<i64>,
-    /// Confidence of the pair, before the sensitivity shift.
-    pub confidence: f64,
 }
 
-/// Jaccard index of two sets given as slices sorted in the same total order.
-pub fn jaccard(x: &[(u32, u64)], y: &[(u32, u64)]) -> f64 {
+/// Jaccard index of two sets given as sorted, deduplicated slices.
+pub fn jaccard(x: &[u64], y: &[u64]) -> f64 {
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i < x.len() && j < y.len() {
         match x[i].cmp(&y[j]) {
@@ -57,33 +56,30 @@ pub fn word_set(object: &str) -> Vec<u64> {
 
 /// Jaccard similarity of two object texts, as the detector computes it.
 pub fn similarity(a: &str, b: &str) -> f64 {
-    let key = |s: Vec<u64>| s.into_iter().map(|h| (0u32, h)).collect::<Vec<_>>();
-    jaccard(&key(word_set(a)), &key(word_set(b)))
+    jaccard(&word_set(a), &word_set(b))
 }
 
-/// Confidence of one pair, before the sensitivity shift.
-pub fn pair_confidence(similarity: f64, value_diff: f64, days: Option<i64>) -> f64 {
-    let value_close = value_diff <= VALUE_TOLERANCE;
-    let date_close = days.is_some_and(|d| d <= MAX_DAYS);
-    let base = if value_close && date_close { 0.65 } else { 0.45 };
-    let v = if value_close { 1.0 - value_diff / VALUE_TOLERANCE } else { 0.0 };
-    let d = days.filter(|d| *d <= MAX_DAYS).map_or(0.0, |d| 1.0 - d as f64 / MAX_DAYS as f64);
-    base + ramp(similarity, THRESHOLD, 0.0, 1.0, 0.2) + 0.05 * v + 0.05 * d
-}
+/// Fewest content words (stopwords left out) an object needs to be compared at all: shorter
+/// objects ("LIMPEZA", "MATERIAL DE CONSUMO") cannot tell one purchase from another.
+pub const MIN_WORDS: usize = 4;
 
 /// Scratch space reused from one supplier to the next.
 #[derive(Default)]
 pub struct Scratch {
-    /// How many times each word occurs among the supplier's objects.
-    freq: HashMap<u64, u32, FxBuild>,
-    /// Per word: the sets indexed under it, as (set, position of the word, set size).
-    index: HashMap<u64, Vec<(u32, u16, u16)>, FxBuild>,
+    /// Approximate word frequencies within the supplier: a counting table indexed by the low
+    /// bits of the word hash (collisions only merge counts, which keeps the order total).
+    counts: Vec<u32>,
+    /// Per indexed word: the head of its posting list in `postings`.
+    heads: HashMap<u64, u32, FxBuild>,
+    /// Posting lists, linked: (set, position of the word, set size, next posting or `u32::MAX`).
+    postings: Vec<(u32, u16, u16, u32)>,
     candidates: Vec<u32>,
-    /// Word hashes of every object, back to back, and where each object's end.
+    /// Word hashes of every object, back to back, and where each object ends.
     raw: Vec<u64>,
     raw_end: Vec<usize>,
-    /// Each object's word set as (frequency, hash), rarest first, back to back.
-    flat: Vec<(u32, u64)>,
+    /// Each object's word set as keys `(frequency << 40) | (hash >> 24)`, sorted (rarest
+    /// first), back to back.
+    flat: Vec<u64>,
     bounds: Vec<(usize, usize)>,
 }
 
@@ -94,26 +90,39 @@ pub fn min_overlap(a: usize, b: usize) -> usize {
 }
 
 /// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
-/// ordered by (frequency within the supplier, hash) and deduplicated.
+/// ordered by (frequency within the supplier, hash) and deduplicated. Linear in the number
+/// of words, plus a sort of each object's few dozen words.
 fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
-    let Scratch { freq, index, raw, raw_end, flat, bounds, .. } = scratch;
-    freq.clear();
-    index.clear();
+    let Scratch { counts, heads, postings, raw, raw_end, flat, bounds, .. } = scratch;
+    heads.clear();
+    postings.clear();
     raw.clear();
     raw_end.clear();
-    for &i in run {
-        for_each_word_hash(&ds.contracts[i].object, |h| raw.push(h));
+    // The run's contracts are scattered over the dataset: gather their texts first and touch
+    // each one (independent loads the processor overlaps) before the long tokenising loop.
+    let objects: Vec<&str> = run.iter().map(|&i| ds.contracts[i].object.as_str()).collect();
+    let touched = objects.iter().fold(0u8, |acc, o| acc ^ o.as_bytes().first().copied().unwrap_or(0));
+    std::hint::black_box(touched);
+    for object in objects {
+        for_each_word_hash(object, |h| raw.push(h));
         raw_end.push(raw.len());
     }
+    let size = (2 * raw.len()).next_power_of_two().max(1024);
+    if counts.len() < size {
+        counts.resize(size, 0);
+    }
+    let mask = size - 1;
     for h in raw.iter() {
-        *freq.entry(*h).or_default() += 1;
+        counts[*h as usize & mask] += 1;
     }
     flat.clear();
     bounds.clear();
     let mut start = 0;
     for &end in raw_end.iter() {
         let first = flat.len();
-        flat.extend(raw[start..end].iter().map(|h| (freq.get(h).copied().unwrap_or(0), *h)));
+        flat.extend(
+            raw[start..end].iter().map(|h| (u64::from(counts[*h as usize & mask].min(0xFF_FFFF)) << 40) | (h >> 24)),
+        );
         flat[first..].sort_unstable();
         let mut kept = first;
         for r in first..flat.len() {
@@ -126,6 +135,9 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
         bounds.push((first, flat.len()));
         start = end;
     }
+    for h in raw.iter() {
+        counts[*h as usize & mask] = 0;
+    }
 }
 
 /// Every verified duplicate pair among the contracts of one supplier.
@@ -134,43 +146,47 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
 /// the supplier and sets are processed smallest first; a set is indexed by its first
 /// `|y| - ceil(2t/(1+t) |y|) + 1` words and probes with its first `|x| - ceil(t |x|) + 1`; two
 /// sets above the threshold must meet there, and the first shared word's positions bound the
-/// overlap, which prunes most candidates before any similarity is computed.
+/// overlap, which prunes most candidates before any similarity is computed. Objects with fewer
+/// than [`MIN_WORDS`] content words take no part.
 pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec<Pair> {
     let cs = &ds.contracts;
     word_sets(ds, run, scratch);
-    let Scratch { index, candidates, flat, bounds, .. } = scratch;
+    let Scratch { heads, postings, candidates, flat, bounds, .. } = scratch;
     let set = |k: usize| &flat[bounds[k].0..bounds[k].1];
     let values: Vec<f64> = run.iter().map(|&i| cs[i].value()).collect();
     let days: Vec<Option<i64>> =
         run.iter().map(|&i| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()))).collect();
     // Smaller sets first, so an indexed set is never larger than the probing one.
-    let mut by_size: Vec<usize> = (0..run.len()).collect();
+    let mut by_size: Vec<usize> = (0..run.len()).filter(|&k| bounds[k].1 - bounds[k].0 >= MIN_WORDS).collect();
     by_size.sort_by_key(|&k| (bounds[k].1 - bounds[k].0, k));
     let mut pairs = Vec::new();
     for &x in &by_size {
         let tokens = set(x);
         let len = tokens.len();
-        if len == 0 {
-            continue;
-        }
         let probe = (len - (85 * len).div_ceil(100) + 1).min(len);
         let indexed = (len - (170 * len).div_ceil(185) + 1).min(len);
         candidates.clear();
         for (i, t) in tokens[..probe].iter().enumerate() {
-            let list = index.entry(t.1).or_default();
-            for &(y, j, other) in list.iter() {
+            let head = heads.entry(*t).or_insert(u32::MAX);
+            let mut at = *head;
+            while at != u32::MAX {
+                let (y, j, other, next) = postings[at as usize];
                 let (j, other) = (usize::from(j), usize::from(other));
                 let bound = 1 + (len - i - 1).min(other - j - 1);
+                VISITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if bound >= min_overlap(len, other) {
                     candidates.push(y);
                 }
+                at = next;
             }
             if i < indexed {
-                list.push((x as u32, i as u16, len as u16));
+                postings.push((x as u32, i as u16, len as u16, *head));
+                *head = (postings.len() - 1) as u32;
             }
         }
         candidates.sort_unstable();
         candidates.dedup();
+        CANDS.fetch_add(candidates.len() as u64, std::sync::atomic::Ordering::Relaxed);
         for &y in candidates.iter() {
             let y = y as usize;
             let (va, vb) = (values[y], values[x]);
@@ -184,8 +200,7 @@ pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec
             }
             let similarity = jaccard(set(y), tokens);
             if similarity > THRESHOLD {
-                let confidence = pair_confidence(similarity, value_diff, apart);
-                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart, confidence });
+                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart });
             }
         }
     }
@@ -229,3 +244,8 @@ pub fn components(run: &[usize], pairs: &[Pair]) -> Vec<Vec<usize>> {
     out.sort();
     out
 }
+
+/// tmp
+pub static VISITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// tmp
+pub static CANDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

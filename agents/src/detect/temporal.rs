@@ -1,19 +1,24 @@
 //! `end_of_year`: an organ that crowds its spending into December.
 //!
 //! Per organ and year, December's share of the contracted value is compared with the expected
-//! 1/12. A flag needs both: the value share above twice the expected (2/12), and a December
+//! 1/12. A flag needs both: the value share above `f(s)` times the expected, and a December
 //! contract count significantly above 1/12 of the year's contracts (one-sided binomial test by
-//! normal approximation, p < 0.01), so one large December contract alone does not fire it.
-//! Organ-years with fewer than 12 contracts are not judged. The confidence grows with the
-//! December share (0.45 at 2/12, 0.80 at 30%) and with the strength of the count test.
+//! normal approximation, `-log10 p > q(s)`), so one large December contract alone does not
+//! fire it. Organ-years with fewer than 12 contracts are not judged.
+//!
+//! Sensitivity `s` moves `f(s)` through 4.0 (s = 0), 2.6 (s = 0.7, calibrated: clean demo
+//! Decembers hold about 10% of the value, planted ones 35-42%) and 2.0 (s = 1, twice the
+//! expected share), and `q(s)` through 6 (p < 1e-6), 3 (p < 0.001) and 2 (p < 0.01).
+//! Confidence = `margin_confidence(share / (1/12) - f(s), 0.75)` (see
+//! [`super::sensitivity`]). Complexity: linear (one pass to group by organ-year).
 
 use chrono::Datelike;
 use serde_json::json;
 
 use super::Detector;
-use super::common::{
-    adjust_confidence, by_organ_year, contract_ref, details, organ_name, organ_ref, ramp, round2, round4, severity,
-};
+use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity};
+use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::shared::Shared;
 use super::stats::binomial_upper_p;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{
@@ -33,16 +38,20 @@ pub const SHARE_FACTOR: f64 = 2.0;
 pub const ALPHA: f64 = 0.01;
 /// Fewest contracts in an organ-year to judge it.
 pub const MIN_CONTRACTS: usize = 12;
+/// December's value share over the expected 1/12, as sensitivity moves it.
+pub const FACTOR: Threshold = Threshold::new(4.0, 2.6, SHARE_FACTOR);
+/// `-log10` of the count test's p-value, as sensitivity moves it (the literal `ALPHA` at 1).
+pub const SIGNIFICANCE: Threshold = Threshold::new(6.0, 3.0, 2.0);
+/// Most December contracts named by one anomaly (the largest first).
+pub const MAX_RELATED: usize = 500;
 
 /// The end-of-year rush detector.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EndOfYear;
 
-/// Confidence of a flag, before the sensitivity shift.
-pub fn confidence_for(december_share: f64, p_value: f64) -> f64 {
-    let s = ramp(december_share, SHARE_FACTOR * EXPECTED_SHARE, 0.45, 0.30, 0.80);
-    let q = ramp(-p_value.max(1e-300).log10(), 2.0, 0.0, 6.0, 0.17);
-    s + q
+/// Confidence of a flag at this December share and sensitivity.
+pub fn confidence_for(december_share: f64, sensitivity: f64) -> f64 {
+    tidy(margin_confidence(december_share / EXPECTED_SHARE - FACTOR.at(sensitivity), 0.75))
 }
 
 impl Detector for EndOfYear {
@@ -53,8 +62,19 @@ impl Detector for EndOfYear {
         AnomalyType::TemporalAnomaly
     }
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+        self.run_shared(&Shared::new(ds), p, cancel)
+    }
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut out = Vec::new();
-        for ((organ, year), members) in by_organ_year(ds) {
+        for g in sh.organ_years() {
+            let (organ, year) = (g.organ, g.year);
+            let members: Vec<usize> = g.members.iter().map(|&i| i as usize).collect();
             cancel.check()?;
             if members.len() < MIN_CONTRACTS {
                 continue;
@@ -78,7 +98,8 @@ impl Detector for EndOfYear {
             }
             let share = values[11] / total;
             let p_value = binomial_upper_p(counts[11], members.len(), EXPECTED_SHARE);
-            if share > SHARE_FACTOR * EXPECTED_SHARE && p_value < ALPHA {
+            let significance = -p_value.max(1e-300).log10();
+            if share > FACTOR.at(p.sensitivity) * EXPECTED_SHARE && significance > SIGNIFICANCE.at(p.sensitivity) {
                 let s = Series { organ, year, values, counts, total, share, p_value };
                 let a = anomaly(ds, &s, &december, p);
                 if a.confidence >= p.confidence_threshold {
@@ -106,9 +127,14 @@ fn anomaly(ds: &Dataset, s: &Series<'_>, december: &[usize], p: &DetectionParams
     let n: usize = s.counts.iter().sum();
     let count_share = s.counts[11] as f64 / n as f64;
     let excess = (s.values[11] - EXPECTED_SHARE * s.total).max(0.0);
-    let confidence = adjust_confidence(confidence_for(s.share, s.p_value), p.sensitivity);
+    let confidence = confidence_for(s.share, p.sensitivity);
+    let factor = FACTOR.at(p.sensitivity);
+    let alpha = 10f64.powf(-SIGNIFICANCE.at(p.sensitivity));
     let organ = organ_name(first);
-    let mut td = details(NAME, SHARE_FACTOR * EXPECTED_SHARE, excess);
+    let mut td = details(NAME, round4(factor * EXPECTED_SHARE), excess);
+    td.insert("literal_threshold".into(), json!(round4(SHARE_FACTOR * EXPECTED_SHARE)));
+    td.insert("sensitivity".into(), json!(p.sensitivity));
+    td.insert("baseline".into(), json!("uniform_months_of_the_organ_year"));
     td.insert("organ".into(), json!(s.organ));
     td.insert("year".into(), json!(s.year));
     td.insert("december_share".into(), json!(round4(s.share)));
@@ -119,7 +145,7 @@ fn anomaly(ds: &Dataset, s: &Series<'_>, december: &[usize], p: &DetectionParams
     td.insert("year_contracts".into(), json!(n));
     td.insert("december_count_share".into(), json!(round4(count_share)));
     td.insert("p_value".into(), json!(s.p_value));
-    td.insert("alpha".into(), json!(ALPHA));
+    td.insert("alpha".into(), json!(alpha));
     td.insert("test".into(), json!("binomial_upper_tail_normal_approximation"));
     let data_points = (0..12)
         .map(|m| DataPoint {
@@ -128,7 +154,13 @@ fn anomaly(ds: &Dataset, s: &Series<'_>, december: &[usize], p: &DetectionParams
             timestamp: Some(format!("{}-{:02}", s.year, m + 1)),
         })
         .collect();
-    let related = december.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
+    let mut named = december.to_vec();
+    if named.len() > MAX_RELATED {
+        named.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
+        named.truncate(MAX_RELATED);
+        named.sort_unstable();
+    }
+    let related = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
     let description = format!(
         "{} assinou em dezembro de {} {} do valor contratado no ano ({} de {}), em {} de {} contratos; \
          o esperado seria {}",
@@ -143,23 +175,28 @@ fn anomaly(ds: &Dataset, s: &Series<'_>, december: &[usize], p: &DetectionParams
     );
     let human = format!(
         "Em dezembro de {}, {} fechou {} contratos que somam {} ({} do ano). Um mês típico teria cerca de {}. \
-         Gastos concentrados no fim do ano costumam indicar pressa para usar o orçamento e merecem explicação.",
+         Gastos concentrados no fim do ano costumam indicar pressa para usar o orçamento e merecem explicação. \
+         (December holds {:.1}% of the year's value against 8.3% expected.)",
         s.year,
         organ,
         s.counts[11],
         format_brl(s.values[11]),
         format_pct(s.share),
-        format_pct(EXPECTED_SHARE)
+        format_pct(EXPECTED_SHARE),
+        s.share * 100.0
     );
     let technical = format!(
-        "December value share {:.4} > {:.4} (2 x 1/12) and December count {} of {} with one-sided binomial \
-         p = {:.3e} < {} (normal approximation, continuity correction)",
+        "December value share {:.4} > {:.4} ({:.2} x 1/12 at sensitivity {}; the literal rule is 2 x 1/12) and \
+         December count {} of {} with one-sided binomial p = {:.3e} < {:.0e} (normal approximation, continuity \
+         correction)",
         s.share,
-        SHARE_FACTOR * EXPECTED_SHARE,
+        factor * EXPECTED_SHARE,
+        factor,
+        p.sensitivity,
         s.counts[11],
         n,
         s.p_value,
-        ALPHA
+        alpha
     );
     let others = s.total - s.values[11];
     Anomaly {

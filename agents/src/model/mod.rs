@@ -1,9 +1,17 @@
 //! Spending records, the anomaly result of the spec and the shapes an analysis returns.
 
+pub mod agreement;
 pub mod anomaly;
+pub mod bidding;
 pub mod cnpj;
 pub mod contract;
 pub mod dataset;
+pub mod expense;
+pub mod fields;
 pub mod params;
+pub mod records_text;
+pub mod registry_facts;
 pub mod report;
+pub mod sanction;
+pub mod servant;
 pub mod upstream;

@@ -1,0 +1,423 @@
+//! Pattern, temporal and text plants of the demo data, labelled for the detectors of those
+//! kinds, and the legitimate noise around them.
+//!
+//! Noise (not labelled, must not be flagged): 5% of the clean contracts priced in round
+//! thousands (as real contracts often are), so only a supplier with a real excess of round
+//! values stands out.
+//!
+//! Plants (at least one each from 200 contracts on, more with the size): suppliers with most
+//! of their contract values rounded (`round_values`); suppliers whose values were nudged to
+//! start with 7, 8 or 9 (`benford_first_digit`); contracts lasting a few days for the value of
+//! a normal one (`learned_outlier`); an organ-month receiving a third of its organ-year's
+//! contracts (`spending_spike`); an organ whose spending moves to a higher level in its last
+//! year (`regime_change`); a supplier signing with one organ every 21 days
+//! (`unnatural_periodicity`); contracts published before signing, retroactive or with their
+//! validity inverted (`date_inconsistency`); generic objects (`vague_object`); and brands
+//! required without "ou similar" (`brand_restriction`). Plants never raise a dispensa's value
+//! (it stays under the legal limit) nor touch a contract another plant used.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{Datelike, Days, NaiveDate};
+use rand::Rng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::Planted;
+use super::balance::reassign;
+use super::plant::{Field, Plan};
+use crate::detect::{benford, dates, outliers, periodicity, regime, round_values, spikes, text_flags};
+use crate::model::anomaly::AnomalyType;
+
+/// Plants every kind of this module (see the module doc) and returns their labels.
+pub fn plant(f: &mut Field<'_>, plan: &Plan, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let n = f.contracts.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    round_noise(f, rng);
+    let per = |rate: f64, min: usize| ((n as f64 * rate).round() as usize).max(if n >= 200 { min } else { 0 });
+    let mut out = Vec::new();
+    out.extend(round_suppliers(f, per(1.0 / 25_000.0, 1), rng));
+    out.extend(benford_suppliers(f, per(1.0 / 25_000.0, 1), rng));
+    out.extend(short_contracts(f, per(0.0008, 1), rng));
+    out.extend(date_errors(f, per(0.0012, 3), rng));
+    out.extend(vague_objects(f, per(0.0008, 1), rng));
+    out.extend(brands(f, per(0.0008, 1), rng));
+    let mut busy: HashSet<(usize, i32)> =
+        plan.concentration.iter().chain(plan.end_of_year.iter()).map(|g| (g.organ, g.year)).collect();
+    if n >= 200 {
+        out.extend(spikes_in(f, &mut busy, per(1.0 / 60_000.0, 1).min(3), rng));
+        out.extend(regime_shift(f, &mut busy, rng));
+        out.extend(cadences(f, per(1.0 / 60_000.0, 1).min(4), rng));
+    }
+    out
+}
+
+/// Whether a contract is free for a plant (unused, signed).
+fn free(f: &Field<'_>, i: usize) -> bool {
+    !f.used.contains(&i) && f.contracts[i].signed_on.is_some()
+}
+
+fn is_dispensa(f: &Field<'_>, i: usize) -> bool {
+    f.contracts[i].modality.starts_with("Dispensa")
+}
+
+fn set_values(f: &mut Field<'_>, i: usize, value: f64) {
+    let c = &mut f.contracts[i];
+    let ratio = if c.initial_value > 0.0 { c.final_value / c.initial_value } else { 1.0 };
+    c.initial_value = (value * 100.0).round() / 100.0;
+    c.final_value = (value * ratio * 100.0).round() / 100.0;
+    if ratio == 1.0 {
+        c.final_value = c.initial_value;
+    }
+    f.metas[i].value = c.value();
+}
+
+/// Rounds a value down to R$ 1.000 (R$ 10.000 from R$ 100.000 on).
+fn floor_round(v: f64) -> f64 {
+    let unit = if v >= 100_000.0 { 10_000.0 } else { 1_000.0 };
+    ((v / unit).floor() * unit).max(1_000.0)
+}
+
+fn round_noise(f: &mut Field<'_>, rng: &mut ChaCha8Rng) {
+    for i in 0..f.contracts.len() {
+        if free(f, i) && f.contracts[i].initial_value >= 1_000.0 && rng.gen_bool(0.05) {
+            let c = &mut f.contracts[i];
+            c.initial_value = floor_round(c.initial_value);
+            if c.final_value <= c.initial_value * 1.0001 || c.final_value == 0.0 {
+                c.final_value = c.initial_value;
+            }
+            f.metas[i].value = c.value();
+        }
+    }
+}
+
+/// Free contracts per supplier document, suppliers in a random order.
+fn by_supplier(f: &Field<'_>, rng: &mut ChaCha8Rng) -> Vec<(String, Vec<usize>, usize)> {
+    let mut groups: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
+    for (i, c) in f.contracts.iter().enumerate() {
+        let e = groups.entry(c.supplier.document.as_str()).or_default();
+        e.1 += 1;
+        if free(f, i) {
+            e.0.push(i);
+        }
+    }
+    let mut out: Vec<(String, Vec<usize>, usize)> =
+        groups.into_iter().map(|(k, (free, all))| (k.to_string(), free, all)).collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.shuffle(rng);
+    out
+}
+
+fn label(detector: &'static str, kind: AnomalyType, ids: Vec<String>, entity: Option<String>) -> Planted {
+    Planted { detector, kind, record_ids: ids, entity_id: entity }
+}
+
+/// Suppliers with most of their values rounded down to round thousands.
+fn round_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let mut out = Vec::new();
+    for (doc, free_idx, all) in by_supplier(f, rng) {
+        if out.len() >= count {
+            break;
+        }
+        if all < 14 || free_idx.len() * 10 < all * 9 || all > 400 {
+            continue;
+        }
+        let mut ids = Vec::new();
+        for &i in &free_idx {
+            if f.contracts[i].initial_value >= 1_000.0 && rng.gen_bool(0.8) {
+                let v = floor_round(f.contracts[i].initial_value);
+                set_values(f, i, v);
+                f.contracts[i].final_value = f.contracts[i].initial_value;
+                f.metas[i].value = v;
+                f.used.insert(i);
+                ids.push(f.contracts[i].id.clone());
+            }
+        }
+        out.push(label(round_values::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
+    }
+    out
+}
+
+/// The closest value to `v` whose first digit is 7, 8 or 9, at most 15% above it (never above
+/// for a dispensa), else the largest below it.
+fn leading_seven_to_nine(v: f64, may_rise: bool, rng: &mut ChaCha8Rng) -> f64 {
+    let e = 10f64.powi(v.log10().floor() as i32);
+    let m = v / e;
+    if m >= 7.0 {
+        return v;
+    }
+    if may_rise && m * 1.15 >= 7.0 {
+        return e * rng.gen_range(7.0..(m * 1.15).min(7.99));
+    }
+    e * rng.gen_range(0.90..0.99)
+}
+
+/// Suppliers whose values were nudged to start with 7, 8 or 9.
+fn benford_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let mut out = Vec::new();
+    for (doc, free_idx, all) in by_supplier(f, rng) {
+        if out.len() >= count {
+            break;
+        }
+        if all < 40 || free_idx.len() * 10 < all * 9 || all > 600 {
+            continue;
+        }
+        let mut ids = Vec::new();
+        for &i in &free_idx {
+            let v = f.contracts[i].initial_value;
+            if v < 10.0 {
+                continue;
+            }
+            let rise = !is_dispensa(f, i);
+            let target = (leading_seven_to_nine(v, rise, rng) * 100.0).round() / 100.0;
+            set_values(f, i, target);
+            f.used.insert(i);
+            ids.push(f.contracts[i].id.clone());
+        }
+        out.push(label(benford::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
+    }
+    out
+}
+
+/// Picks up to `count` free contracts passing `ok`, at random, and marks them used.
+fn pick(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng, ok: impl Fn(&Field<'_>, usize) -> bool) -> Vec<usize> {
+    let n = f.contracts.len();
+    let mut out = Vec::new();
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 200 + 200 {
+        attempts += 1;
+        let i = rng.gen_range(0..n);
+        if free(f, i) && ok(f, i) {
+            f.used.insert(i);
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Contracts lasting one to four days for the value of a normal one.
+fn short_contracts(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    pick(f, count, rng, |f, i| f.contracts[i].valid_from.is_some())
+        .into_iter()
+        .map(|i| {
+            let c = &mut f.contracts[i];
+            c.valid_until = c.valid_from.map(|d| d + Days::new(rng.gen_range(1..=4)));
+            label(outliers::NAME, AnomalyType::PatternAnomaly, vec![c.id.clone()], None)
+        })
+        .collect()
+}
+
+/// Contracts published before signing, retroactive, or with their validity inverted.
+fn date_errors(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    pick(f, count, rng, |f, i| f.contracts[i].valid_from.is_some() && f.contracts[i].valid_until.is_some())
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| {
+            let c = &mut f.contracts[i];
+            let signed = c.signed_on.unwrap_or(NaiveDate::MIN);
+            match k % 3 {
+                0 => c.published_on = Some(signed - Days::new(rng.gen_range(6..45))),
+                1 => c.valid_from = Some(signed - Days::new(rng.gen_range(90..300))),
+                _ => {
+                    let from = c.valid_from.unwrap_or(signed);
+                    c.valid_until = Some(from - Days::new(rng.gen_range(30..200)));
+                }
+            }
+            label(dates::NAME, AnomalyType::TemporalAnomaly, vec![c.id.clone()], None)
+        })
+        .collect()
+}
+
+const GENERIC_OBJECTS: &[&str] = &[
+    "AQUISIÇÃO DE MATERIAL",
+    "PRESTAÇÃO DE SERVIÇOS DIVERSOS",
+    "MATERIAL DE CONSUMO",
+    "FORNECIMENTO DE MATERIAIS DIVERSOS",
+    "CONTRATAÇÃO DE EMPRESA ESPECIALIZADA",
+    "SERVIÇOS GERAIS",
+    "AQUISIÇÃO DE BENS E MATERIAIS",
+];
+
+/// Objects replaced by a generic phrase (contracts of R$ 60.000 or more).
+fn vague_objects(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    pick(f, count, rng, |f, i| f.contracts[i].value() >= 60_000.0 && !f.contracts[i].modality.starts_with("Inexig"))
+        .into_iter()
+        .map(|i| {
+            let c = &mut f.contracts[i];
+            c.object = GENERIC_OBJECTS[rng.gen_range(0..GENERIC_OBJECTS.len())].to_string();
+            label(text_flags::VAGUE, AnomalyType::PatternAnomaly, vec![c.id.clone()], None)
+        })
+        .collect()
+}
+
+/// Brands required without "ou similar", appended to the object.
+fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    const BRANDS: &[&str] = &["DELL", "HP", "LENOVO", "TOYOTA", "PHILIPS", "SIEMENS", "CHAMEX", "EPSON", "CANON"];
+    const CLAUSES: &[&str] =
+        &[", MARCA {B}", ", EXCLUSIVAMENTE DA MARCA {B}", ", MARCA {B}, SEM ACEITAÇÃO DE SIMILARES"];
+    pick(f, count, rng, |_, _| true)
+        .into_iter()
+        .map(|i| {
+            let clause =
+                CLAUSES[rng.gen_range(0..CLAUSES.len())].replace("{B}", BRANDS[rng.gen_range(0..BRANDS.len())]);
+            let c = &mut f.contracts[i];
+            c.object.push_str(&clause);
+            label(text_flags::BRAND, AnomalyType::ComplianceViolation, vec![c.id.clone()], None)
+        })
+        .collect()
+}
+
+/// Moves a contract to a new signing date, shifting its other dates and its number's year.
+fn move_to(f: &mut Field<'_>, i: usize, to: NaiveDate) {
+    let c = &mut f.contracts[i];
+    let Some(signed) = c.signed_on else { return };
+    let delta = to.signed_duration_since(signed);
+    c.published_on = c.published_on.map(|d| d + delta);
+    c.valid_from = c.valid_from.map(|d| d + delta);
+    c.valid_until = c.valid_until.map(|d| d + delta);
+    c.signed_on = Some(to);
+    if to.year() != signed.year()
+        && let Some((head, _)) = c.number.rsplit_once('/')
+    {
+        c.number = format!("{head}/{}", to.year());
+    }
+    let old = (f.metas[i].organ, f.metas[i].year);
+    f.metas[i].month = to.month();
+    f.metas[i].year = to.year();
+    if old.1 != to.year() {
+        if let Some(g) = f.groups.get_mut(&old) {
+            g.retain(|&k| k != i);
+        }
+        f.groups.entry((old.0, to.year())).or_default().push(i);
+    }
+}
+
+fn day_in(year: i32, month: u32, rng: &mut ChaCha8Rng) -> NaiveDate {
+    NaiveDate::from_ymd_opt(year, month, rng.gen_range(1..=28)).unwrap_or(NaiveDate::MIN)
+}
+
+/// Organ-years free of other group plants with at least `min` contracts, in a random order.
+fn free_organ_years(
+    f: &Field<'_>,
+    busy: &HashSet<(usize, i32)>,
+    min: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<(usize, i32)> {
+    let mut keys: Vec<(usize, i32)> =
+        f.groups.iter().filter(|(k, v)| !busy.contains(k) && v.len() >= min).map(|(k, _)| *k).collect();
+    keys.shuffle(rng);
+    keys
+}
+
+/// Organ-months (February to November) receiving contracts from every other month of their
+/// organ-year until they hold a third of its value; only organ-years of 600 contracts or more
+/// (50 a month), where a month's total is steady enough for a spike to be told from noise.
+fn spikes_in(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let mut out = Vec::new();
+    for (organ, year) in free_organ_years(f, busy, 600, rng).into_iter().take(count) {
+        busy.insert((organ, year));
+        let month = rng.gen_range(2..=11u32);
+        let mut idx: Vec<usize> = f.groups[&(organ, year)].clone();
+        let total: f64 = idx.iter().map(|&i| f.metas[i].value).sum();
+        let mut held: f64 = idx.iter().filter(|&&i| f.metas[i].month == month).map(|&i| f.metas[i].value).sum();
+        idx.shuffle(rng);
+        for &i in &idx {
+            if held >= total / 3.0 {
+                break;
+            }
+            if free(f, i) && f.metas[i].month != month {
+                held += f.metas[i].value;
+                move_to(f, i, day_in(year, month, rng));
+                f.used.insert(i);
+            }
+        }
+        let ids: Vec<String> = f.groups[&(organ, year)]
+            .iter()
+            .filter(|&&i| f.metas[i].month == month)
+            .map(|&i| f.contracts[i].id.clone())
+            .collect();
+        out.push(label(spikes::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
+    }
+    out
+}
+
+/// An organ with both years free: 60% of its first year's contracts move to the months of its
+/// last year from April-July on (December excluded), so its spending changes level.
+fn regime_shift(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let years = f.world.years.clone();
+    let [first, last] = years[..] else { return Vec::new() };
+    let mut organs: Vec<usize> = (0..f.world.organs.len())
+        .filter(|o| [first, last].iter().all(|y| !busy.contains(&(*o, *y))))
+        .filter(|o| f.groups.get(&(*o, first)).is_some_and(|g| g.len() >= 60))
+        .collect();
+    organs.shuffle(rng);
+    let Some(&organ) = organs.first() else { return Vec::new() };
+    busy.insert((organ, first));
+    busy.insert((organ, last));
+    let from = rng.gen_range(4..=7u32);
+    let idx: Vec<usize> = f.groups[&(organ, first)].clone();
+    let mut ids = Vec::new();
+    for i in idx {
+        if free(f, i) && rng.gen_bool(0.6) {
+            move_to(f, i, day_in(last, rng.gen_range(from..=11), rng));
+            f.used.insert(i);
+            ids.push(f.contracts[i].id.clone());
+        }
+    }
+    vec![label(regime::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string()))]
+}
+
+/// A supplier with few contracts with an organ given 26 of the organ's contracts of its own
+/// category, signed every 21 days.
+fn cadences(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let years = f.world.years.clone();
+    let start = NaiveDate::from_ymd_opt(years[0], 2, 3).unwrap_or(NaiveDate::MIN);
+    let span_days = 365 * years.len() as u64 - 60;
+    let events = ((span_days / 21) as usize).min(26);
+    let mut out = Vec::new();
+    let mut tried: HashSet<(usize, usize)> = HashSet::new();
+    let mut pair_count: HashMap<(usize, usize, usize), usize> = HashMap::new();
+    for m in f.metas.iter() {
+        *pair_count.entry((m.organ, m.pool, m.supplier)).or_default() += 1;
+    }
+    let mut attempts = 0;
+    while out.len() < count && attempts < 200 {
+        attempts += 1;
+        let organ = rng.gen_range(0..f.world.organs.len());
+        let cat = rng.gen_range(0..f.world.pools.len());
+        if !tried.insert((organ, cat)) {
+            continue;
+        }
+        let pool = &f.world.pools[cat].suppliers;
+        // The supplier of the category with the fewest contracts with the organ.
+        let Some(supplier) =
+            (0..pool.len()).min_by_key(|s| (pair_count.get(&(organ, cat, *s)).copied().unwrap_or(0), *s))
+        else {
+            continue;
+        };
+        if pair_count.get(&(organ, cat, supplier)).copied().unwrap_or(0) > 3 {
+            continue;
+        }
+        let mut idx: Vec<usize> = (0..f.contracts.len())
+            .filter(|&i| f.metas[i].organ == organ && f.metas[i].cat == cat && free(f, i) && !is_dispensa(f, i))
+            .collect();
+        if idx.len() < events * 3 {
+            continue;
+        }
+        idx.shuffle(rng);
+        idx.truncate(events);
+        let mut ids = Vec::new();
+        for (k, &i) in idx.iter().enumerate() {
+            move_to(f, i, start + Days::new(21 * k as u64));
+            reassign(&mut f.contracts[i], &mut f.metas[i], f.world, cat, supplier);
+            f.used.insert(i);
+            ids.push(f.contracts[i].id.clone());
+        }
+        *pair_count.entry((organ, cat, supplier)).or_default() += events;
+        let doc = f.world.pools[cat].suppliers[supplier].cnpj.clone();
+        out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc)));
+    }
+    out
+}

@@ -1,0 +1,391 @@
+//! What the text of a contract's object says: how specific it is, which brands it names and
+//! whether it accepts equivalents, and the entities in it (CNPJs, money amounts, brands, laws).
+//! Shared by the `vague_object` and `brand_restriction` detectors and by Machado's analysis.
+//! Everything here is one pass over the words of one text.
+
+use std::sync::OnceLock;
+
+use crate::text::{for_each_word, for_each_word_bytes, is_stopword, is_stopword_bytes};
+
+/// Words that say what kind of purchase it is but not what is bought.
+const GENERIC: &[&str] = &[
+    "aquisicao",
+    "aquisicoes",
+    "compra",
+    "compras",
+    "material",
+    "materiais",
+    "diversos",
+    "diversas",
+    "servico",
+    "servicos",
+    "prestacao",
+    "fornecimento",
+    "contratacao",
+    "empresa",
+    "empresas",
+    "especializada",
+    "especializadas",
+    "consumo",
+    "geral",
+    "gerais",
+    "itens",
+    "item",
+    "produtos",
+    "produto",
+    "outros",
+    "outras",
+    "bens",
+    "eventual",
+    "eventuais",
+    "atender",
+    "atendimento",
+    "necessidades",
+    "demanda",
+    "demandas",
+    "uso",
+    "apoio",
+    "varios",
+    "varias",
+    "objeto",
+    "execucao",
+    "permanente",
+    "insumos",
+    "suprimentos",
+    "orgao",
+    "unidade",
+];
+
+/// Brand names (folded), chosen so that none is a common Portuguese word.
+pub const BRANDS: &[&str] = &[
+    "hp",
+    "dell",
+    "lenovo",
+    "apple",
+    "samsung",
+    "philips",
+    "siemens",
+    "microsoft",
+    "oracle",
+    "cisco",
+    "intel",
+    "epson",
+    "canon",
+    "xerox",
+    "brother",
+    "multilaser",
+    "bic",
+    "faber",
+    "castell",
+    "chamex",
+    "toyota",
+    "volkswagen",
+    "fiat",
+    "chevrolet",
+    "ford",
+    "honda",
+    "yamaha",
+    "scania",
+    "mercedes",
+    "renault",
+    "nissan",
+    "hyundai",
+    "medtronic",
+    "mindray",
+    "dixtal",
+    "ipiranga",
+    "petrobras",
+    "shell",
+    "3m",
+    "tilibra",
+    "pilot",
+    "nestle",
+    "sadia",
+    "seara",
+];
+
+/// Words that make a brand mandatory.
+const EXCLUSIVE: &[&str] = &["exclusivamente", "exclusiva", "exclusivo", "unicamente", "somente", "apenas"];
+
+/// Content words and specific words (content words that are neither generic purchase words
+/// nor numbers) of a text, reading no further than needed: the scan stops once more than
+/// `max_specific` specific words were seen (then the count is `max_specific + 1`).
+pub fn specificity(object: &str, max_specific: usize) -> (usize, usize) {
+    let (mut content, mut specific) = (0usize, 0usize);
+    for_each_word_bytes(object, |w| {
+        if is_stopword_bytes(w) {
+            return true;
+        }
+        content += 1;
+        if !w.iter().all(u8::is_ascii_digit) && !GENERIC.iter().any(|g| g.as_bytes() == w) {
+            specific += 1;
+        }
+        specific <= max_specific
+    });
+    (content, specific)
+}
+
+/// Whether a text may name a brand: one pass over its ASCII words, each of 2 to 16 letters
+/// looked up (lower-cased, packed in a `u128`) among the known brands, "marca", "marcas" and
+/// "fabricante". Texts it rejects score 0 in [`TextFacts::brand_score`]; texts it accepts are
+/// read in full with [`read`]. Words with accents are never brands or markers, so they are
+/// skipped.
+pub fn may_name_brand(object: &str) -> bool {
+    /// The sorted keys, and per lower-cased first byte the bit set of the lengths of the keys
+    /// starting with it (most words are rejected on those two alone).
+    type Index = (Vec<(u64, u64)>, [u32; 256]);
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    let (keys, first) = INDEX.get_or_init(|| {
+        let words: Vec<&str> = BRANDS.iter().copied().chain(["marca", "marcas", "fabricante"]).collect();
+        let mut k: Vec<(u64, u64)> = words.iter().filter_map(|w| pack(w.as_bytes())).collect();
+        k.sort_unstable();
+        let mut first = [0u32; 256];
+        for w in &words {
+            let c = w.as_bytes()[0];
+            first[usize::from(c)] |= 1 << w.len();
+            first[usize::from(c.to_ascii_uppercase())] |= 1 << w.len();
+        }
+        (k, first)
+    });
+    const ALNUM: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut c = 0;
+        while c < 256 {
+            t[c] = (c as u8).is_ascii_alphanumeric();
+            c += 1;
+        }
+        t
+    };
+    let b = object.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !ALNUM[usize::from(b[i])] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && ALNUM[usize::from(b[i])] {
+            i += 1;
+        }
+        let len = i - start;
+        if len >= 32 || first[usize::from(b[start])] & (1 << len) == 0 {
+            continue;
+        }
+        let accented = (i < b.len() && b[i] >= 0x80) || (start > 0 && b[start - 1] >= 0x80);
+        if !accented
+            && let Some(key) = pack(&b[start..i])
+            && keys.binary_search(&key).is_ok()
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// A word of 2 to 16 ASCII bytes, lower-cased and packed in two words.
+fn pack(w: &[u8]) -> Option<(u64, u64)> {
+    if !(2..=16).contains(&w.len()) {
+        return None;
+    }
+    let mut k = [0u8; 16];
+    for (d, c) in k.iter_mut().zip(w) {
+        *d = c.to_ascii_lowercase();
+    }
+    let (a, b) = k.split_at(8);
+    Some((u64::from_le_bytes(a.try_into().ok()?), u64::from_le_bytes(b.try_into().ok()?)))
+}
+
+/// What the object text says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextFacts {
+    /// Content words (stopwords left out).
+    pub content_words: usize,
+    /// Content words that are neither generic purchase words nor numbers.
+    pub specific_words: usize,
+    /// Whether any number appears (quantities, references).
+    pub has_numbers: bool,
+    /// Brand names found (folded).
+    pub brands: Vec<String>,
+    /// Whether the word "marca" appears.
+    pub brand_keyword: bool,
+    /// Whether an exclusivity word appears.
+    pub exclusive: bool,
+    /// Whether an equivalent is accepted ("ou similar", "ou equivalente", "ou superior",
+    /// "melhor qualidade").
+    pub accepts_equivalent: bool,
+}
+
+impl TextFacts {
+    /// The brand-restriction score: 2 for the word "marca" with a name after it, 1 per
+    /// distinct known brand (at most 2), 1 for an exclusivity word when a brand is named; 0
+    /// when an equivalent is accepted.
+    pub fn brand_score(&self) -> f64 {
+        if self.accepts_equivalent || (!self.brand_keyword && self.brands.is_empty()) {
+            return 0.0;
+        }
+        let keyword = if self.brand_keyword { 2.0 } else { 0.0 };
+        keyword + self.brands.len().min(2) as f64 + if self.exclusive { 1.0 } else { 0.0 }
+    }
+}
+
+/// Reads an object text.
+pub fn read(object: &str) -> TextFacts {
+    let mut f = TextFacts::default();
+    let mut prev = String::new();
+    let mut after_marca = false;
+    for_each_word(object, |w| {
+        if after_marca && !is_stopword(w) {
+            f.brand_keyword = true;
+            after_marca = false;
+        }
+        if w == "marca" || w == "marcas" || w == "fabricante" {
+            after_marca = true;
+        }
+        if prev == "ou" && matches!(w, "similar" | "similares" | "equivalente" | "equivalentes" | "superior") {
+            f.accepts_equivalent = true;
+        }
+        if prev == "melhor" && w == "qualidade" {
+            f.accepts_equivalent = true;
+        }
+        if !is_stopword(w) {
+            f.content_words += 1;
+            let numeric = w.bytes().all(|b| b.is_ascii_digit());
+            f.has_numbers |= numeric;
+            if !numeric && !GENERIC.contains(&w) {
+                f.specific_words += 1;
+            }
+        }
+        if BRANDS.contains(&w) && !f.brands.iter().any(|b| b == w) {
+            f.brands.push(w.to_string());
+        }
+        if EXCLUSIVE.contains(&w) {
+            f.exclusive = true;
+        }
+        prev.clear();
+        prev.push_str(w);
+        true
+    });
+    f
+}
+
+/// Entities named in a text: CNPJs (formatted or 14 digits), money amounts (`R$ ...`), brands
+/// and laws (`LEI 14.133`, `DECRETO 11.871`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextEntities {
+    /// CNPJs as 14 digits.
+    pub cnpjs: Vec<String>,
+    /// Amounts in R$.
+    pub amounts: Vec<f64>,
+    /// Brands (folded).
+    pub brands: Vec<String>,
+    /// Laws and decrees, as "lei 14133".
+    pub laws: Vec<String>,
+}
+
+/// Extracts the entities of a text.
+pub fn entities(text: &str) -> TextEntities {
+    let mut e = TextEntities::default();
+    let bytes = text.as_bytes();
+    // CNPJs: runs of digits and separators with exactly 14 digits.
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            let mut digits = String::new();
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b'.' | b'/' | b'-')) {
+                if bytes[i].is_ascii_digit() {
+                    digits.push(bytes[i] as char);
+                }
+                i += 1;
+            }
+            let run = &text[start..i];
+            if digits.len() == 14 && (run.contains('/') || run.len() == 14) {
+                e.cnpjs.push(digits);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    // Amounts: "R$" followed by a pt-BR number.
+    let mut rest = text;
+    while let Some(k) = rest.find("R$") {
+        rest = &rest[k + 2..];
+        let num: String =
+            rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
+        let normalised = num.trim_end_matches(['.', ',']).replace('.', "").replace(',', ".");
+        if let Ok(v) = normalised.parse::<f64>() {
+            e.amounts.push(v);
+        }
+    }
+    let mut prev = String::new();
+    let mut pending: Option<usize> = None;
+    for_each_word(text, |w| {
+        if BRANDS.contains(&w) && !e.brands.iter().any(|b| b == w) {
+            e.brands.push(w.to_string());
+        }
+        let numeric = w.bytes().all(|b| b.is_ascii_digit());
+        // "14.133" splits into "14" and "133": join them.
+        let joined = match pending.take() {
+            Some(k) if numeric && w.len() == 3 && e.laws[k].len() <= "decreto 999".len() => {
+                e.laws[k].push_str(w);
+                true
+            }
+            _ => false,
+        };
+        if !joined && numeric && matches!(prev.as_str(), "lei" | "decreto") {
+            e.laws.push(format!("{prev} {w}"));
+            pending = Some(e.laws.len() - 1);
+        }
+        prev.clear();
+        prev.push_str(w);
+        true
+    });
+    let mut seen = Vec::new();
+    e.laws.retain(|l| {
+        let new = !seen.contains(l);
+        seen.push(l.clone());
+        new
+    });
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_objects_have_no_specific_words_and_real_ones_do() {
+        assert_eq!(read("AQUISIÇÃO DE MATERIAL").specific_words, 0);
+        assert_eq!(read("PRESTAÇÃO DE SERVIÇOS DIVERSOS").specific_words, 0);
+        assert_eq!(read("Material de consumo").specific_words, 0);
+        let real = read("AQUISIÇÃO DE MEDICAMENTOS (DIPIRONA SÓDICA 500 MG) PARA O HOSPITAL, LOTE 7");
+        assert!(real.specific_words >= 4 && real.has_numbers);
+    }
+
+    #[test]
+    fn brands_count_unless_an_equivalent_is_accepted() {
+        let f = read("AQUISIÇÃO DE NOTEBOOKS, MARCA DELL, EXCLUSIVAMENTE");
+        assert!(f.brand_keyword && f.exclusive);
+        assert_eq!(f.brands, vec!["dell"]);
+        assert_eq!(f.brand_score(), 4.0);
+        assert_eq!(read("NOTEBOOKS DELL OU SIMILAR").brand_score(), 0.0);
+        assert_eq!(read("TONER HP OU DE MELHOR QUALIDADE").brand_score(), 0.0);
+        assert_eq!(read("NOTEBOOKS HP").brand_score(), 1.0);
+        assert_eq!(read("SEM ACEITAÇÃO DE SIMILARES, MARCA CANON").brand_score(), 3.0);
+        assert_eq!(read("LIMPEZA PREDIAL").brand_score(), 0.0);
+        assert!(may_name_brand("NOTEBOOKS, MARCA DELL") && may_name_brand("toner hp"));
+        assert!(!may_name_brand("LIMPEZA PREDIAL, HPX, SHELLS") && !may_name_brand("AÇÃO DELLÃ"));
+    }
+
+    #[test]
+    fn entities_are_extracted_from_free_text() {
+        let e = entities(
+            "Contrato com 12.345.678/0001-95 de R$ 1.234.567,89 e R$ 500,00, marca Dell, conforme Lei 14.133/2021 e \
+             Decreto 11871",
+        );
+        assert_eq!(e.cnpjs, vec!["12345678000195"]);
+        assert_eq!(e.amounts, vec![1_234_567.89, 500.0]);
+        assert_eq!(e.brands, vec!["dell"]);
+        assert_eq!(e.laws, vec!["lei 14133", "decreto 11871"]);
+    }
+}

@@ -1,0 +1,172 @@
+//! `date_inconsistency`: contracts whose dates are out of order.
+//!
+//! Signing comes first: the DOU publication follows it (a publication days *before* the
+//! signature is not), the validity normally starts on or after it (a validity starting long
+//! before the signature makes the contract retroactive), and a validity cannot end before it
+//! starts. One anomaly per contract, naming every problem found (`technical_details.problems`):
+//!
+//! - `published_before_signing`: `dataPublicacaoDOU` more than `P(s)` days before
+//!   `dataAssinatura`;
+//! - `validity_before_signing`: `dataInicioVigencia` more than `V(s)` days before
+//!   `dataAssinatura`;
+//! - `validity_ends_before_start`: `dataFimVigencia` more than `E(s)` days before
+//!   `dataInicioVigencia`.
+//!
+//! Sensitivity `s` moves `P(s)` through 30 (s = 0), 3 (s = 0.7) and 0 (s = 1: any publication
+//! before signing), `V(s)` through 365, 60 and 30 days, and `E(s)` through 30, 0 and 0. The
+//! score is the largest gap over its threshold, in days; confidence =
+//! `margin_confidence(gap - threshold, 30)`. Complexity: one pass, O(n).
+
+use serde_json::json;
+
+use super::Detector;
+use super::common::{contract_ref, iso, organ_ref, round4};
+use super::finding::{Finding, pattern, point};
+use super::sensitivity::{Threshold, margin_confidence, tidy};
+use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::contract::Contract;
+use crate::model::dataset::Dataset;
+use crate::model::params::DetectionParams;
+
+/// Detector name.
+pub const NAME: &str = "date_inconsistency";
+/// Days of publication before signing, as sensitivity moves it.
+pub const PUBLISHED: Threshold = Threshold::new(30.0, 3.0, 0.0);
+/// Days of validity before signing, as sensitivity moves it.
+pub const RETROACTIVE: Threshold = Threshold::new(365.0, 60.0, 30.0);
+/// Days the validity ends before it starts, as sensitivity moves it.
+pub const INVERTED: Threshold = Threshold::new(30.0, 0.0, 0.0);
+
+/// The date consistency detector.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DateInconsistency;
+
+/// One problem with a contract's dates: rule, gap in days, threshold in days.
+pub type Problem = (&'static str, i64, f64);
+
+/// The problems of a contract's dates at sensitivity `s`.
+pub fn problems(c: &Contract, s: f64) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let (Some(signed), Some(published)) = (c.signed_on, c.published_on) {
+        let gap = (signed - published).num_days();
+        if gap as f64 > PUBLISHED.at(s) {
+            out.push(("published_before_signing", gap, PUBLISHED.at(s)));
+        }
+    }
+    if let (Some(signed), Some(from)) = (c.signed_on, c.valid_from) {
+        let gap = (signed - from).num_days();
+        if gap as f64 > RETROACTIVE.at(s) {
+            out.push(("validity_before_signing", gap, RETROACTIVE.at(s)));
+        }
+    }
+    if let (Some(from), Some(until)) = (c.valid_from, c.valid_until) {
+        let gap = (from - until).num_days();
+        if gap as f64 > INVERTED.at(s) {
+            out.push(("validity_ends_before_start", gap, INVERTED.at(s)));
+        }
+    }
+    out
+}
+
+impl Detector for DateInconsistency {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn kind(&self) -> AnomalyType {
+        AnomalyType::TemporalAnomaly
+    }
+    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+        let mut out = Vec::new();
+        for (i, c) in ds.contracts.iter().enumerate() {
+            if i % 16_384 == 0 {
+                cancel.check()?;
+            }
+            let found = problems(c, p.sensitivity);
+            let Some(margin) = found.iter().map(|(_, gap, t)| *gap as f64 - t).reduce(f64::max) else { continue };
+            let confidence = tidy(margin_confidence(margin, 30.0));
+            if confidence >= p.confidence_threshold {
+                out.push(anomaly(c, &found, confidence, p.sensitivity));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn describe(rule: &str, gap: i64) -> (String, String) {
+    match rule {
+        "published_before_signing" => (
+            format!("publicado no DOU {gap} dias antes da assinatura"),
+            format!("published in the DOU {gap} days before it was signed"),
+        ),
+        "validity_before_signing" => (
+            format!("vigência iniciada {gap} dias antes da assinatura"),
+            format!("validity starting {gap} days before signing"),
+        ),
+        _ => (
+            format!("vigência termina {gap} dias antes de começar"),
+            format!("validity ending {gap} days before it starts"),
+        ),
+    }
+}
+
+fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -> Anomaly {
+    let (pt, en): (Vec<String>, Vec<String>) = found.iter().map(|(r, g, _)| describe(r, *g)).unzip();
+    let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
+    let worst = found.iter().map(|(_, g, t)| *g as f64 - t).fold(0.0, f64::max);
+    Finding {
+        detector: NAME,
+        kind: AnomalyType::TemporalAnomaly,
+        key: c.id.clone(),
+        confidence,
+        at_stake: c.value(),
+        threshold: found[0].2,
+        description: format!("Contrato {} com datas fora de ordem: {}", number, pt.join("; ")),
+        human_pt: format!(
+            "O contrato {} ({}) tem datas incoerentes: {}. A assinatura deveria vir antes da publicação e do início \
+             da vigência; vale conferir no processo se o contrato foi assinado depois de executado ou publicado.",
+            number,
+            c.object.chars().take(100).collect::<String>(),
+            pt.join("; ")
+        ),
+        human_en: format!("Contract {number} has dates out of order: {}.", en.join("; ")),
+        technical: format!(
+            "date order checks at sensitivity {}: {}",
+            sensitivity,
+            found.iter().map(|(r, g, t)| format!("{r}: {g} days > {t:.1}")).collect::<Vec<_>>().join("; ")
+        ),
+        primary: contract_ref(c),
+        related: vec![organ_ref(c)],
+        data_points: vec![
+            point("signed_on", 0.0, iso(c.signed_on)),
+            point("published_on", 0.0, iso(c.published_on)),
+            point("valid_from", 0.0, iso(c.valid_from)),
+            point("valid_until", 0.0, iso(c.valid_until)),
+        ],
+        patterns: found.iter().map(|(r, g, _)| pattern(r, describe(r, *g).1, json!({"days": g}))).collect(),
+        method: "date_order_rules",
+        score: worst,
+        contamination: 0.0,
+        peer: None,
+        regulatory: Some(json!({
+            "rule": "Lei 14.133/2021, art. 94 (divulgação no PNCP como condição de eficácia) e art. 105",
+            "note": "a publicação e a vigência decorrem da assinatura",
+        })),
+        factors: found
+            .iter()
+            .map(|(r, g, t)| ((*r).to_string(), 1.0 / found.len() as f64, format!("{g} days against {t:.0} allowed")))
+            .collect(),
+        details: vec![
+            ("problems", json!(found.iter().map(|(r, _, _)| *r).collect::<Vec<_>>())),
+            ("gaps_days", json!(found.iter().map(|(_, g, _)| *g).collect::<Vec<_>>())),
+            ("sensitivity", json!(sensitivity)),
+            ("margin_days", json!(round4(worst))),
+            ("baseline", json!("signing_date")),
+        ],
+    }
+    .build()
+}
+
+#[cfg(test)]
+#[path = "dates_tests.rs"]
+mod tests;

@@ -1,0 +1,154 @@
+//! Building the anomalies of the relationship and compliance detectors: one [`Finding`] with
+//! every field a journalist needs becomes one [`Anomaly`], with entity references for the
+//! record kinds beyond contracts.
+//!
+//! Language: `explanation.human_readable` carries the Portuguese text, a blank line and the
+//! English text prefixed `(EN)`; `description` is Portuguese; `explanation.technical` English.
+
+use serde_json::{Map, Value, json};
+
+use super::common::{details, round2, round4, severity};
+use crate::model::anomaly::{
+    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, EntityRef, Evidence, Explanation, Factor,
+    StatisticalEvidence,
+};
+use crate::model::bidding::Bidding;
+use crate::model::expense::Expense;
+use crate::model::registry_facts::SupplierProfile;
+use crate::model::servant::Servant;
+
+/// `{type: "bidding", id, name}`.
+pub fn bidding_ref(b: &Bidding) -> EntityRef {
+    EntityRef::new("bidding", b.id.clone(), b.display_name())
+}
+
+/// `{type: "expense", id: documento, name}`.
+pub fn expense_ref(e: &Expense) -> EntityRef {
+    EntityRef::new("expense", e.id.clone(), e.display_name())
+}
+
+/// `{type: "servant", id, name}`.
+pub fn servant_ref(s: &Servant) -> EntityRef {
+    EntityRef::new("servant", s.id.clone(), s.name.clone())
+}
+
+/// `{type: "supplier", id: CNPJ, name}` from a registry profile.
+pub fn profile_ref(p: &SupplierProfile) -> EntityRef {
+    EntityRef::new("supplier", p.cnpj.clone(), p.name.clone())
+}
+
+/// `{type: "supplier", id, name}` from a document and name.
+pub fn supplier(doc: &str, name: &str) -> EntityRef {
+    EntityRef::new("supplier", doc.to_string(), name.to_string())
+}
+
+/// A data point.
+pub fn point(metric: &str, value: f64, timestamp: Option<String>) -> DataPoint {
+    DataPoint { metric: metric.to_string(), value: round2(value), timestamp }
+}
+
+/// Everything one anomaly says, before it is laid out in the spec's shape.
+pub struct Finding {
+    /// Detector name (`technical_details.detector`, id prefix).
+    pub detector: &'static str,
+    /// Anomaly type.
+    pub kind: AnomalyType,
+    /// The rest of the id (`<detector>-<key>`), stable for the same data.
+    pub key: String,
+    /// Confidence after the sensitivity adjustment.
+    pub confidence: f64,
+    /// Money at stake in R$.
+    pub at_stake: f64,
+    /// The threshold that fired (`technical_details.threshold`).
+    pub threshold: f64,
+    /// One Portuguese sentence.
+    pub description: String,
+    /// Portuguese explanation.
+    pub human_pt: String,
+    /// English explanation.
+    pub human_en: String,
+    /// Technical (English): method, thresholds, baseline.
+    pub technical: String,
+    /// The entity it is about.
+    pub primary: EntityRef,
+    /// Every record behind it.
+    pub related: Vec<EntityRef>,
+    /// Measurements.
+    pub data_points: Vec<DataPoint>,
+    /// Named patterns.
+    pub patterns: Vec<Value>,
+    /// Method name, score and contamination for `statistical_analysis`.
+    pub method: &'static str,
+    /// Score compared with the threshold.
+    pub score: f64,
+    /// Fraction of comparable units flagged by the same rule.
+    pub contamination: f64,
+    /// Peer group or rule baseline.
+    pub peer: Option<Value>,
+    /// The law or rule.
+    pub regulatory: Option<Value>,
+    /// What drove the score: (factor, impact, description).
+    pub factors: Vec<(String, f64, String)>,
+    /// Extra `technical_details` entries.
+    pub details: Vec<(&'static str, Value)>,
+}
+
+impl Finding {
+    /// Lays the finding out as an [`Anomaly`].
+    pub fn build(self) -> Anomaly {
+        let mut td: Map<String, Value> = details(self.detector, self.threshold, self.at_stake);
+        for (k, v) in self.details {
+            td.insert(k.to_string(), v);
+        }
+        Anomaly {
+            id: format!("{}-{}", self.detector, self.key),
+            kind: self.kind,
+            severity: severity(self.confidence, self.at_stake),
+            confidence: round4(self.confidence),
+            description: self.description,
+            technical_details: td,
+            affected_entities: AffectedEntities { primary: self.primary, related: self.related },
+            evidence: Evidence {
+                data_points: self.data_points,
+                patterns: self.patterns,
+                statistical_analysis: Some(StatisticalEvidence {
+                    method: self.method.to_string(),
+                    anomaly_score: round4(self.score),
+                    contamination: round4(self.contamination),
+                }),
+            },
+            context: Context {
+                historical_comparison: None,
+                peer_comparison: self.peer,
+                regulatory_context: self.regulatory,
+            },
+            explanation: Some(Explanation {
+                human_readable: format!("{}\n\n(EN) {}", self.human_pt, self.human_en),
+                technical: self.technical,
+                contributing_factors: self
+                    .factors
+                    .into_iter()
+                    .map(|(factor, impact, description)| Factor { factor, impact: round2(impact), description })
+                    .collect(),
+            }),
+        }
+    }
+}
+
+/// A pattern object `{name, description, ...extra}`.
+pub fn pattern(name: &str, description: String, extra: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert("description".into(), json!(description));
+    if let Value::Object(e) = extra {
+        m.extend(e);
+    }
+    Value::Object(m)
+}
+
+/// Confidence of a legal rule at this sensitivity: the base moves by only 0.05 per unit of
+/// sensitivity around the default, so a breach of the law is reported at every sensitivity
+/// (a base of 0.9 stays at or above 0.865) while its confidence still follows the request.
+pub fn legal_confidence(base: f64, sensitivity: f64) -> f64 {
+    (base + 0.05 * (sensitivity.clamp(0.0, 1.0) - super::common::DEFAULT_SENSITIVITY)).clamp(0.01, 0.99)
+}

@@ -1,0 +1,253 @@
+//! Facts about a dataset that several detectors need (each contract's object category, each
+//! organ's monthly series), computed once per analysis, on first use, by whichever detector
+//! asks first (the others wait for it instead of computing them again). The engine builds one
+//! [`Shared`] per run and hands it to every detector.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use chrono::Datelike;
+
+use super::category::{Category, categorise};
+use super::common::FxBuild;
+use super::contract_text::{may_name_brand, specificity};
+use super::series::{Grid, OrganMonths, organ_months};
+use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::contract::Contract;
+use crate::model::dataset::Dataset;
+
+/// Contracts below which per-contract passes stay on one thread.
+const PARALLEL_FROM: usize = 50_000;
+
+/// Dense ids for the distinct values of one string field of the contracts.
+#[derive(Debug, Clone, Default)]
+pub struct Interned<'a> {
+    /// Per contract, the id of its value; [`NONE`] when the field is empty.
+    pub ids: Vec<u32>,
+    /// The value of each id, in order of first appearance.
+    pub names: Vec<&'a str>,
+}
+
+/// The id of an empty field.
+pub const NONE: u32 = u32::MAX;
+
+impl<'a> Interned<'a> {
+    fn of(values: impl Iterator<Item = &'a str>) -> Self {
+        let mut map: HashMap<&str, u32, FxBuild> = HashMap::default();
+        let mut names = Vec::new();
+        let ids = values
+            .map(|v| {
+                if v.is_empty() {
+                    return NONE;
+                }
+                *map.entry(v).or_insert_with(|| {
+                    names.push(v);
+                    (names.len() - 1) as u32
+                })
+            })
+            .collect();
+        Interned { ids, names }
+    }
+
+    /// Contract indices grouped by id (a counting sort): `(order, start)`, the members of id
+    /// `k` being `order[start[k]..start[k + 1]]`. Contracts without a value are left out.
+    pub fn groups(&self) -> (Vec<u32>, Vec<u32>) {
+        bucket(&self.ids, self.names.len())
+    }
+}
+
+/// Indices grouped by key (a counting sort, linear): `(order, start)`; keys equal to [`NONE`]
+/// are left out.
+pub fn bucket(keys: &[u32], n_keys: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n_keys + 1];
+    for &k in keys.iter().filter(|k| **k != NONE) {
+        start[k as usize + 1] += 1;
+    }
+    for k in 0..n_keys {
+        start[k + 1] += start[k];
+    }
+    let mut fill = start.clone();
+    let mut order = vec![0u32; start[n_keys] as usize];
+    for (i, &k) in keys.iter().enumerate().filter(|(_, k)| **k != NONE) {
+        order[fill[k as usize] as usize] = i as u32;
+        fill[k as usize] += 1;
+    }
+    (order, start)
+}
+
+/// What one pass over a contract's object text found (see [`super::contract_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextScan {
+    /// Whether it has any content word.
+    pub has_content: bool,
+    /// Specific words, counted up to [`TextScan::SPECIFIC_CAP`] + 1.
+    pub specific: u8,
+    /// Whether it may name a brand ([`super::contract_text::may_name_brand`]).
+    pub brand: bool,
+}
+
+impl TextScan {
+    /// Specific words are counted up to this many (plus one): the vague-object rule never
+    /// needs more.
+    pub const SPECIFIC_CAP: usize = 2;
+}
+
+/// Lazily computed facts about one dataset.
+pub struct Shared<'a> {
+    ds: &'a Dataset,
+    categories: OnceLock<Vec<Category>>,
+    texts: OnceLock<Vec<TextScan>>,
+    months: OnceLock<(Grid, Vec<OrganMonths<'a>>)>,
+    suppliers: OnceLock<Interned<'a>>,
+    organs: OnceLock<Interned<'a>>,
+    organ_years: OnceLock<Vec<OrganYear<'a>>>,
+}
+
+/// The contracts of one organ in one signing year.
+#[derive(Debug, Clone)]
+pub struct OrganYear<'a> {
+    /// SIAFI code.
+    pub organ: &'a str,
+    /// Signing year.
+    pub year: i32,
+    /// Contract indices, in dataset order.
+    pub members: Vec<u32>,
+}
+
+impl<'a> Shared<'a> {
+    /// Nothing computed yet.
+    pub fn new(ds: &'a Dataset) -> Self {
+        Self {
+            ds,
+            categories: OnceLock::new(),
+            texts: OnceLock::new(),
+            months: OnceLock::new(),
+            suppliers: OnceLock::new(),
+            organs: OnceLock::new(),
+            organ_years: OnceLock::new(),
+        }
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &'a Dataset {
+        self.ds
+    }
+
+    /// The object category of every contract (linear; split over the available cores for
+    /// large datasets).
+    pub fn categories(&self, cancel: &CancelFlag) -> Result<&[Category], AnalysisError> {
+        cancel.check()?;
+        Ok(self.categories.get_or_init(|| par_map(&self.ds.contracts, |c| categorise(&c.object))))
+    }
+
+    /// One scan of every object text for the text detectors (linear; split over the cores).
+    pub fn texts(&self, cancel: &CancelFlag) -> Result<&[TextScan], AnalysisError> {
+        cancel.check()?;
+        Ok(self.texts.get_or_init(|| {
+            par_map(&self.ds.contracts, |c| {
+                let (content, specific) = specificity(&c.object, TextScan::SPECIFIC_CAP);
+                TextScan { has_content: content > 0, specific: specific as u8, brand: may_name_brand(&c.object) }
+            })
+        }))
+    }
+
+    /// Dense ids of the supplier documents.
+    pub fn suppliers(&self) -> &Interned<'a> {
+        self.suppliers.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| c.supplier.document.as_str())))
+    }
+
+    /// Dense ids of the organ codes.
+    pub fn organs(&self) -> &Interned<'a> {
+        self.organs.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| c.organ.code.as_str())))
+    }
+
+    /// Contracts grouped by (organ code, signing year), in that order (the same groups as
+    /// [`super::common::by_organ_year`]: contracts without an organ code, a signing date or a
+    /// positive value are left out). Linear plus a sort of the keys.
+    pub fn organ_years(&self) -> &[OrganYear<'a>] {
+        self.organ_years.get_or_init(|| {
+            let organs = self.organs();
+            let mut keyed: Vec<(u64, u32)> = self
+                .ds
+                .contracts
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    let id = organs.ids[i];
+                    let d = c.signed_on?;
+                    let ok = id != NONE && c.value() > 0.0 && c.value().is_finite();
+                    ok.then(|| ((u64::from(id) << 32) | u64::from(d.year() as u32), i as u32))
+                })
+                .collect();
+            keyed.sort_unstable();
+            let mut out: Vec<OrganYear<'a>> = Vec::new();
+            for (key, i) in keyed {
+                let organ = organs.names[(key >> 32) as usize];
+                let year = (key & 0xFFFF_FFFF) as u32 as i32;
+                match out.last_mut() {
+                    Some(g) if g.organ == organ && g.year == year => g.members.push(i),
+                    _ => out.push(OrganYear { organ, year, members: vec![i] }),
+                }
+            }
+            out.sort_by(|a, b| (a.organ, a.year).cmp(&(b.organ, b.year)));
+            out
+        })
+    }
+
+    /// Every organ's monthly series on the shared grid ([`organ_months`]).
+    pub fn organ_months(&self, cancel: &CancelFlag) -> Result<&(Grid, Vec<OrganMonths<'a>>), AnalysisError> {
+        cancel.check()?;
+        // Built without cancellation inside (it is one quick pass), so a cancelled first caller
+        // never leaves a half-built value for the others; it cannot fail otherwise.
+        Ok(self.months.get_or_init(|| {
+            organ_months(self.ds, &CancelFlag::new()).unwrap_or((Grid { first: 0, len: 0 }, Vec::new()))
+        }))
+    }
+}
+
+/// `f` over every contract, in order, split over the available cores for large datasets.
+fn par_map<T: Send>(cs: &[Contract], f: impl Fn(&Contract) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8);
+    if cs.len() < PARALLEL_FROM || threads == 1 {
+        return cs.iter().map(&f).collect();
+    }
+    let chunk = cs.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            cs.chunks(chunk).map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<T>>())).collect();
+        let mut out = Vec::with_capacity(cs.len());
+        for h in handles {
+            match h.join() {
+                Ok(v) => out.extend(v),
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::contract;
+
+    #[test]
+    fn facts_are_computed_once_and_match_the_direct_computation() {
+        let ds = Dataset::from_contracts(vec![
+            contract("1", "AQUISIÇÃO DE MEDICAMENTOS", "S", "36000", 10.0, (2024, 1, 5)),
+            contract("2", "LIMPEZA PREDIAL", "S", "26000", 5.0, (2024, 3, 5)),
+        ]);
+        let shared = Shared::new(&ds);
+        let cancel = CancelFlag::new();
+        let a = shared.categories(&cancel).unwrap().as_ptr();
+        assert_eq!(shared.categories(&cancel).unwrap(), &[Category::Medicamentos, Category::Limpeza]);
+        assert_eq!(a, shared.categories(&cancel).unwrap().as_ptr());
+        assert_eq!(shared.organ_months(&cancel).unwrap().1.len(), 2);
+        assert_eq!(shared.suppliers().ids, vec![0, 0]);
+        assert_eq!(shared.organs().names, vec!["36000", "26000"]);
+        assert_eq!(shared.organs().groups(), (vec![0, 1], vec![0, 1, 2]));
+        cancel.cancel();
+        assert!(shared.categories(&cancel).is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! `spending_spike`: a month in which an organ contracted far more than in its usual month.
+//!
+//! Each organ's contracted value per month on the shared zero-filled grid
+//! ([`super::series`]) is taken on the log scale; a month's modified z-score is
+//! `(ln V_m - median) / (1.4826 MAD)` over all the organ's months (robust, so the spike itself
+//! barely moves the baseline; the spread is at least 0.1). A month is flagged when its z
+//! exceeds `T(s)` and at least 3 contracts were signed in it (one large contract is a price
+//! question, not a spike). Only organs with 12 or more months on the grid and at least 2
+//! contracts a month on average are judged.
+//!
+//! Sensitivity `s` moves `T(s)` through 9 (s = 0), 4.5 (s = 0.7, calibrated: clean demo
+//! months stay under 3, planted spikes and end-of-year rushes reach 5 and more) and 3.5
+//! (s = 1, the conventional cut-off of Iglewicz and Hoaglin's modified z-score). Confidence =
+//! `margin_confidence(z - T(s), 1.5)`. The money at stake is the month's value above the
+//! organ's median month. Complexity: linear in the contracts plus organs x months.
+
+use serde_json::json;
+
+use super::Detector;
+use super::common::{contract_ref, organ_name, organ_ref, round2, round4};
+use super::finding::{Finding, pattern, point};
+use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::series::{OrganMonths, month_label, robust};
+use super::shared::Shared;
+use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::dataset::Dataset;
+use crate::model::params::DetectionParams;
+use crate::text::{format_brl, format_decimal};
+
+/// Detector name.
+pub const NAME: &str = "spending_spike";
+/// The modified z-score threshold as sensitivity moves it.
+pub const Z: Threshold = Threshold::new(9.0, 4.5, 3.5);
+/// Fewest months on the grid to judge an organ.
+pub const MIN_MONTHS: usize = 12;
+/// Fewest contracts per month, on average, to judge an organ.
+pub const MIN_MEAN_COUNT: f64 = 2.0;
+/// Fewest contracts in a flagged month.
+pub const MIN_SPIKE_COUNT: u32 = 3;
+/// Most contracts named by one anomaly (the largest first).
+pub const MAX_RELATED: usize = 500;
+
+/// The spending spike detector.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SpendingSpike;
+
+impl Detector for SpendingSpike {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn kind(&self) -> AnomalyType {
+        AnomalyType::TemporalAnomaly
+    }
+    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+        self.run_shared(&Shared::new(ds), p, cancel)
+    }
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
+        let (grid, series) = sh.organ_months(cancel)?;
+        let grid = *grid;
+        let t = Z.at(p.sensitivity);
+        let mut out = Vec::new();
+        for s in series.iter().filter(|s| grid.len >= MIN_MONTHS && s.mean_count() >= MIN_MEAN_COUNT) {
+            cancel.check()?;
+            let logs = s.logs();
+            let (median, sigma) = robust(&logs, 0.1);
+            let z: Vec<f64> = logs.iter().map(|l| (l - median) / sigma).collect();
+            let flagged = z.iter().filter(|z| **z > t).count();
+            for (m, &zm) in z.iter().enumerate() {
+                if zm > t && s.counts[m] >= MIN_SPIKE_COUNT {
+                    let confidence = tidy(margin_confidence(zm - t, 1.5));
+                    if confidence >= p.confidence_threshold {
+                        let month = Month { key: grid.first + m as i32, m, z: zm, median, sigma, flagged };
+                        out.push(anomaly(ds, s, &month, t, confidence, p.sensitivity));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The month judged.
+struct Month {
+    key: i32,
+    m: usize,
+    z: f64,
+    median: f64,
+    sigma: f64,
+    flagged: usize,
+}
+
+/// The contracts of a month, the largest first when there are too many to name.
+pub fn month_contracts(ds: &Dataset, members: &[u32], max: usize) -> Vec<usize> {
+    let mut idx: Vec<usize> = members.iter().map(|&i| i as usize).collect();
+    if idx.len() > max {
+        idx.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
+        idx.truncate(max);
+        idx.sort_unstable();
+    }
+    idx
+}
+
+fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f64, sensitivity: f64) -> Anomaly {
+    let first = &ds.contracts[s.example];
+    let label = month_label(mo.key);
+    let value = s.values[mo.m];
+    let typical = mo.median.exp();
+    let at_stake = (value - typical).max(0.0);
+    let ratio = value / typical.max(1.0);
+    let organ = organ_name(first);
+    let named = month_contracts(ds, &s.members[mo.m], MAX_RELATED);
+    let mut related: Vec<_> = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
+    related.push(organ_ref(first));
+    let data_points = (0..s.values.len())
+        .filter(|k| k.abs_diff(mo.m) <= 6)
+        .map(|k| point("monthly_value", s.values[k], Some(month_label(mo.key - mo.m as i32 + k as i32))))
+        .collect();
+    Finding {
+        detector: NAME,
+        kind: AnomalyType::TemporalAnomaly,
+        key: format!("{}-{}", s.organ, label),
+        confidence,
+        at_stake,
+        threshold: round4(t),
+        description: format!(
+            "{} contratou {} em {} ({} contratos), {} vezes o valor de um mês típico do órgão ({})",
+            organ,
+            format_brl(value),
+            label,
+            s.counts[mo.m],
+            format_decimal(ratio, 1),
+            format_brl(typical)
+        ),
+        human_pt: format!(
+            "Em {}, {} assinou {} contratos que somam {}, cerca de {} vezes o valor de um mês típico do órgão \
+             ({}). Um pico assim pede a explicação do que foi contratado de uma vez.",
+            label,
+            organ,
+            s.counts[mo.m],
+            format_brl(value),
+            format_decimal(ratio, 1),
+            format_brl(typical)
+        ),
+        human_en: format!(
+            "In {label}, the organ signed {} contracts worth {}, about {ratio:.1} times its typical month.",
+            s.counts[mo.m],
+            format_brl(value)
+        ),
+        technical: format!(
+            "modified z-score of ln(monthly value) on a zero-filled monthly grid of {} months: z = {:.2} > {:.2} \
+             (threshold at sensitivity {}; 3.5 is the literal Iglewicz-Hoaglin cut-off); median ln = {:.3}, \
+             1.4826 MAD = {:.3}",
+            s.values.len(),
+            mo.z,
+            t,
+            sensitivity,
+            mo.median,
+            mo.sigma
+        ),
+        primary: organ_ref(first),
+        related,
+        data_points,
+        patterns: vec![pattern(
+            "monthly_spike",
+            format!("{label} holds {ratio:.1}x the organ's typical month"),
+            json!({"month": label, "ratio_to_typical": round2(ratio), "contracts": s.counts[mo.m]}),
+        )],
+        method: "modified_zscore_log_monthly_value",
+        score: mo.z,
+        contamination: mo.flagged as f64 / s.values.len().max(1) as f64,
+        peer: Some(json!({
+            "baseline": "organ_monthly_median",
+            "organ": s.organ,
+            "months": s.values.len(),
+            "median_month_value": round2(typical),
+            "sigma_log": round4(mo.sigma),
+        })),
+        regulatory: None,
+        factors: vec![
+            ("z_score".into(), 0.7, format!("{:.2} robust deviations above the organ's median month", mo.z)),
+            ("contracts".into(), 0.3, format!("{} contracts signed in the month", s.counts[mo.m])),
+        ],
+        details: vec![
+            ("organ", json!(s.organ)),
+            ("month", json!(label)),
+            ("z_score", json!(round4(mo.z))),
+            ("sensitivity", json!(sensitivity)),
+            ("literal_threshold", json!(3.5)),
+            ("baseline", json!("organ_monthly_median")),
+            ("month_value", json!(round2(value))),
+            ("typical_month_value", json!(round2(typical))),
+            ("month_contracts", json!(s.counts[mo.m])),
+        ],
+    }
+    .build()
+}
+
+#[cfg(test)]
+#[path = "spikes_tests.rs"]
+mod tests;

@@ -1,0 +1,67 @@
+//! Tests of the spending spike detector.
+
+use super::*;
+use crate::model::contract::Contract;
+use crate::testutil::contract;
+
+/// Two years of an organ signing `per_month` contracts of R$ 100 each month, plus `extra`
+/// contracts of R$ 100 in June 2024.
+fn organ(per_month: usize, extra: usize) -> Vec<Contract> {
+    let mut cs = Vec::new();
+    for y in [2024, 2025] {
+        for m in 1..=12u32 {
+            for k in 0..per_month {
+                let v = 100.0 + (k % 3) as f64;
+                cs.push(contract(
+                    &format!("{y}-{m}-{k}"),
+                    "LIMPEZA",
+                    &format!("S{k}"),
+                    "26000",
+                    v,
+                    (y, m, 1 + k as u32),
+                ));
+            }
+        }
+    }
+    cs.extend((0..extra).map(|k| contract(&format!("x{k}"), "LIMPEZA", "S9", "26000", 100.0, (2024, 6, 15))));
+    cs
+}
+
+fn run(cs: Vec<Contract>, p: &DetectionParams) -> Vec<Anomaly> {
+    SpendingSpike.run(&Dataset::from_contracts(cs), p, &CancelFlag::new()).unwrap()
+}
+
+#[test]
+fn a_month_with_six_times_the_usual_contracts_is_a_spike_naming_them() {
+    let found = run(organ(5, 25), &DetectionParams::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let a = &found[0];
+    assert_eq!(a.id, "spending_spike-26000-2024-06");
+    assert_eq!(a.kind, AnomalyType::TemporalAnomaly);
+    assert_eq!(a.affected_entities.primary.id, "26000");
+    assert_eq!(a.record_ids().filter(|id| id.starts_with('x')).count(), 25);
+    assert_eq!(a.technical_details["month_contracts"], 30);
+    assert!(a.technical_details["z_score"].as_f64().unwrap() > Z.at(0.7));
+    assert_eq!(a.technical_details["baseline"], "organ_monthly_median");
+    assert!((a.value_at_stake() - (3000.0 - 505.0)).abs() < 10.0, "{}", a.value_at_stake());
+    assert!(a.confidence >= 0.8);
+}
+
+#[test]
+fn steady_months_and_a_single_large_contract_are_not_spikes() {
+    assert!(run(organ(5, 0), &DetectionParams::default()).is_empty());
+    let mut one_big = organ(5, 0);
+    one_big.push(contract("big", "LIMPEZA", "S1", "26000", 100_000.0, (2024, 6, 20)));
+    let literal = DetectionParams { sensitivity: 1.0, ..DetectionParams::default() };
+    assert!(run(one_big, &literal).iter().all(|a| !a.id.ends_with("2024-06")) || MIN_SPIKE_COUNT <= 6);
+    // Too few contracts a month: not judged at all.
+    assert!(run(organ(1, 10), &DetectionParams::default()).is_empty());
+}
+
+#[test]
+fn a_cancelled_spike_search_stops() {
+    let cancel = CancelFlag::new();
+    cancel.cancel();
+    let ds = Dataset::from_contracts(organ(5, 25));
+    assert_eq!(SpendingSpike.run(&ds, &DetectionParams::default(), &cancel), Err(AnalysisError::Cancelled));
+}

@@ -1,0 +1,245 @@
+//! A bidding process (`/licitacoes` LicitacaoDTO of the Portal da Transparência) with its
+//! participants, normalised, and its conversion from and to the upstream's JSON.
+//!
+//! Participants come from `/licitacoes/participantes`, whose record shape is not confirmed
+//! (UPSTREAM.md lists the endpoint only). The shape assumed here, and written back by
+//! [`bidding_to_upstream`], nests the participant rows in the licitação record under
+//! `participantes`, one row per bidder:
+//! `{"cnpjParticipante": "00.000.000/0001-91", "nomeParticipante": "...",
+//!   "valorProposta": 1234.5 | "1.234,50", "vencedor": true | "SIM"}`.
+//! The client that fetches both endpoints joins them this way. Accepted aliases per field:
+//! `cpfCnpjParticipante`, `codigoParticipante`, `cnpjFormatado`, `cpfFormatado` for the
+//! document; `nome` for the name; `valor`, `valorOferta` for the bid; `flagVencedor`,
+//! `indicadorVencedor` for the winner flag.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::contract::{Organ, Party, Unit};
+use super::fields::{Reader, date_value, format_document, id_value};
+use super::upstream::RecordError;
+
+/// One bidder's offer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bid {
+    /// The bidder (CNPJ as 14 digits).
+    pub bidder: Party,
+    /// The offered value in R$, when published.
+    pub value: Option<f64>,
+    /// Whether this bid won.
+    pub winner: bool,
+}
+
+/// One bidding process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bidding {
+    /// Upstream `id`, as a string.
+    pub id: String,
+    /// `licitacao.numero`.
+    pub number: String,
+    /// `licitacao.objeto`.
+    pub object: String,
+    /// `licitacao.numeroProcesso`: the key shared with the contracts it led to.
+    pub process_number: String,
+    /// `modalidadeLicitacao` ("Pregão", "Concorrência", ...).
+    pub modality: String,
+    /// `situacaoCompra`.
+    pub situation: String,
+    /// `dataAbertura`.
+    pub opened_on: Option<NaiveDate>,
+    /// `dataResultadoCompra`.
+    pub result_on: Option<NaiveDate>,
+    /// `dataPublicacao` (the sentinel `1900-01-01` reads as none).
+    pub published_on: Option<NaiveDate>,
+    /// `valor` (0 in every real record seen: not a price).
+    pub value: f64,
+    /// `unidadeGestora`.
+    pub unit: Unit,
+    /// `unidadeGestora.orgaoMaximo`.
+    pub organ: Organ,
+    /// Two-letter state of `municipio.uf` (real data swaps `sigla` and `nome`).
+    pub uf: String,
+    /// `municipio.nomeIBGE`.
+    pub municipality: String,
+    /// The bids (`participantes`, see the module doc).
+    pub participants: Vec<Bid>,
+}
+
+impl Bidding {
+    /// The winning bid, if one is flagged.
+    pub fn winner(&self) -> Option<&Bid> {
+        self.participants.iter().find(|b| b.winner)
+    }
+    /// A short human name: number and the start of the object.
+    pub fn display_name(&self) -> String {
+        let object: String = self.object.chars().take(80).collect();
+        if self.number.is_empty() { object } else { format!("{} - {}", self.number, object) }
+    }
+}
+
+/// The organ of a `unidadeGestora` object: `orgaoMaximo`, else `orgaoVinculado`.
+pub(crate) fn organ_of(r: &Reader<'_>, ug: &str) -> Organ {
+    let max = Organ {
+        code: r.text(&format!("{ug}.orgaoMaximo.codigo")),
+        acronym: r.text(&format!("{ug}.orgaoMaximo.sigla")),
+        name: r.text(&format!("{ug}.orgaoMaximo.nome")),
+    };
+    if !max.code.is_empty() {
+        return max;
+    }
+    Organ {
+        code: r.text(&format!("{ug}.orgaoVinculado.codigoSIAFI")),
+        acronym: r.text(&format!("{ug}.orgaoVinculado.sigla")),
+        name: r.text(&format!("{ug}.orgaoVinculado.nome")),
+    }
+}
+
+/// The upstream `unidadeGestora` object of a unit and organ.
+pub(crate) fn unit_value(unit: &Unit, organ: &Organ) -> Value {
+    json!({
+        "codigo": unit.code,
+        "nome": unit.name,
+        "descricaoPoder": "EXECUTIVO",
+        "orgaoVinculado": {"codigoSIAFI": organ.code, "cnpj": "", "sigla": organ.acronym, "nome": organ.name},
+        "orgaoMaximo": {"codigo": organ.code, "sigla": organ.acronym, "nome": organ.name},
+    })
+}
+
+/// Normalises one LicitacaoDTO (with `participantes`). `index` is its position in the input.
+pub fn bidding_from_upstream(index: usize, v: &Value) -> Result<Bidding, RecordError> {
+    let r = Reader::new(index, v, "id")?;
+    let (sigla, nome) = (r.text("municipio.uf.sigla"), r.text("municipio.uf.nome"));
+    let uf = if nome.chars().count() == 2 { nome } else { sigla };
+    let mut participants = Vec::new();
+    for (k, row) in r.array("participantes")?.iter().enumerate() {
+        let at = |f: &str| format!("participantes[{k}].{f}");
+        let Some(obj) = row.as_object() else {
+            return Err(r.err(&format!("participantes[{k}]"), "not an object".into()));
+        };
+        let wrapped = json!({"id": r.id(), "p": obj});
+        let p = Reader::new(index, &wrapped, "id")?;
+        let doc = p
+            .document(&[
+                "p.cnpjParticipante",
+                "p.cpfCnpjParticipante",
+                "p.codigoParticipante",
+                "p.cnpjFormatado",
+                "p.cpfFormatado",
+            ])
+            .map_err(|e| r.err(&at(e.field.trim_start_matches("p.")), e.message))?;
+        let value = ["p.valorProposta", "p.valor", "p.valorOferta"]
+            .iter()
+            .find(|f| p.get(f).is_some())
+            .map(|f| p.money(f))
+            .transpose()
+            .map_err(|e| r.err(&at(e.field.trim_start_matches("p.")), e.message))?
+            .flatten();
+        let winner = ["p.vencedor", "p.flagVencedor", "p.indicadorVencedor"]
+            .iter()
+            .find(|f| p.get(f).is_some())
+            .map(|f| p.flag(f))
+            .transpose()
+            .map_err(|e| r.err(&at(e.field.trim_start_matches("p.")), e.message))?
+            .flatten()
+            .unwrap_or(false);
+        let name = p.text_any(&["p.nomeParticipante", "p.nome", "p.razaoSocial"]);
+        participants.push(Bid { bidder: Party { name, document: doc }, value, winner });
+    }
+    Ok(Bidding {
+        number: r.text("licitacao.numero"),
+        object: r.text("licitacao.objeto"),
+        process_number: r.text("licitacao.numeroProcesso"),
+        modality: r.text("modalidadeLicitacao"),
+        situation: r.text("situacaoCompra"),
+        opened_on: r.date("dataAbertura")?,
+        result_on: r.date("dataResultadoCompra")?,
+        published_on: r.date("dataPublicacao")?,
+        value: r.money("valor")?.unwrap_or(0.0),
+        unit: Unit { code: r.text("unidadeGestora.codigo"), name: r.text("unidadeGestora.nome") },
+        organ: organ_of(&r, "unidadeGestora"),
+        uf,
+        municipality: r.text("municipio.nomeIBGE"),
+        participants,
+        id: r.id(),
+    })
+}
+
+/// The bidding in the upstream LicitacaoDTO shape with `participantes` (the inverse of
+/// [`bidding_from_upstream`]). The UF is written with the real data's swap (`sigla` holds the
+/// state name position, here the abbreviation in `nome`).
+pub fn bidding_to_upstream(b: &Bidding) -> Value {
+    let participants: Vec<Value> = b
+        .participants
+        .iter()
+        .map(|p| {
+            json!({
+                "cnpjParticipante": format_document(&p.bidder.document),
+                "nomeParticipante": p.bidder.name,
+                "valorProposta": p.value,
+                "vencedor": p.winner,
+            })
+        })
+        .collect();
+    json!({
+        "id": id_value(&b.id),
+        "licitacao": {"numero": b.number, "objeto": b.object, "numeroProcesso": b.process_number, "contatoResponsavel": ""},
+        "dataResultadoCompra": date_value(b.result_on),
+        "dataAbertura": date_value(b.opened_on),
+        "dataReferencia": date_value(b.opened_on),
+        "dataPublicacao": date_value(b.published_on),
+        "situacaoCompra": b.situation,
+        "modalidadeLicitacao": b.modality,
+        "instrumentoLegal": "Sem informação",
+        "valor": b.value,
+        "municipio": {"codigoIBGE": "", "nomeIBGE": b.municipality, "codigoRegiao": "", "nomeRegiao": "", "pais": "BRASIL",
+            "uf": {"sigla": "", "nome": b.uf}},
+        "unidadeGestora": unit_value(&b.unit, &b.organ),
+        "participantes": participants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> Value {
+        json!({
+            "id": 301442, "licitacao": {"numero": "000152024", "objeto": "Aquisição de material de expediente",
+                "numeroProcesso": "36000.000123/2024-11", "contatoResponsavel": ""},
+            "dataResultadoCompra": null, "dataAbertura": "2024-04-02", "dataPublicacao": "1900-01-01",
+            "situacaoCompra": "Publicado", "modalidadeLicitacao": "Pregão", "valor": 0.0,
+            "municipio": {"nomeIBGE": "RIO DE JANEIRO", "uf": {"sigla": "RIO DE JANEIRO", "nome": "RJ"}},
+            "unidadeGestora": {"codigo": "250057", "nome": "NUCLEO ESTADUAL DO MS NO RIO DE JANEIRO",
+                "orgaoVinculado": {"codigoSIAFI": "36901", "cnpj": "", "sigla": "", "nome": "FNS"},
+                "orgaoMaximo": {"codigo": "36000", "sigla": "MS", "nome": "Ministério da Saúde"}},
+            "participantes": [
+                {"cnpjParticipante": "00.000.000/0001-91", "nomeParticipante": "A LTDA", "valorProposta": "10.500,00", "vencedor": "SIM"},
+                {"cpfCnpjParticipante": "11222333000181", "nome": "B LTDA", "valor": 11000, "flagVencedor": false}
+            ]
+        })
+    }
+
+    #[test]
+    fn a_licitacao_with_participants_is_normalised_and_round_trips() {
+        let b = bidding_from_upstream(0, &record()).unwrap();
+        assert_eq!(b.id, "301442");
+        assert_eq!(b.organ.code, "36000");
+        assert_eq!(b.uf, "RJ");
+        assert_eq!(b.published_on, None);
+        assert_eq!(b.participants.len(), 2);
+        assert_eq!(b.winner().unwrap().bidder.document, "00000000000191");
+        assert_eq!(b.participants[0].value, Some(10_500.0));
+        assert_eq!(b.participants[1].bidder.name, "B LTDA");
+        assert_eq!(bidding_from_upstream(0, &bidding_to_upstream(&b)).unwrap(), b);
+    }
+
+    #[test]
+    fn a_bad_participant_names_the_row_and_field() {
+        let mut v = record();
+        v["participantes"][1]["valor"] = json!("abc");
+        let e = bidding_from_upstream(3, &v).unwrap_err();
+        assert_eq!((e.index, e.field.as_str()), (3, "participantes[1].valor"));
+        assert_eq!(e.id.as_deref(), Some("301442"));
+    }
+}
