@@ -1,16 +1,16 @@
 //! Pattern, temporal and text plants of the demo data, labelled for the detectors of those
 //! kinds, and the legitimate noise around them.
 //!
-//! Noise (not labelled, must not be flagged): 5% of the clean contracts priced in round
-//! thousands (as real contracts often are), so only a supplier with a real excess of round
-//! values stands out.
+//! Noise (not labelled, must not be flagged): 5% of the clean, never amended contracts priced
+//! in round thousands (as real contracts often are), so only a supplier with a real excess of
+//! round values stands out.
 //!
 //! Plants (at least one each from 200 contracts on, more with the size): suppliers with most
 //! of their contract values rounded (`round_values`); suppliers whose values were nudged to
 //! start with 7, 8 or 9 (`benford_first_digit`); contracts lasting a few days for the value of
 //! a normal one (`learned_outlier`); an organ-month receiving a third of its organ-year's
 //! contracts (`spending_spike`); an organ whose spending moves to a higher level in its last
-//! year (`regime_change`); a supplier signing with one organ every 21 days
+//! year (`regime_change`); a supplier signing with one organ every 14 days
 //! (`unnatural_periodicity`); contracts published before signing, retroactive or with their
 //! validity inverted (`date_inconsistency`); generic objects (`vague_object`); and brands
 //! required without "ou similar" (`brand_restriction`). Plants never raise a dispensa's value
@@ -49,7 +49,7 @@ pub fn plant(f: &mut Field<'_>, plan: &Plan, rng: &mut ChaCha8Rng) -> Vec<Plante
     if n >= 200 {
         out.extend(spikes_in(f, &mut busy, per(1.0 / 60_000.0, 1).min(3), rng));
         out.extend(regime_shift(f, &mut busy, rng));
-        out.extend(cadences(f, per(1.0 / 60_000.0, 1).min(4), rng));
+        out.extend(cadences(f, &mut busy, per(1.0 / 60_000.0, 1).min(4), rng));
     }
     out
 }
@@ -80,14 +80,16 @@ fn floor_round(v: f64) -> f64 {
     ((v / unit).floor() * unit).max(1_000.0)
 }
 
+/// Rounds 5% of the clean contracts that were never amended (final value equal to the
+/// initial one), so no amendment ratio changes.
 fn round_noise(f: &mut Field<'_>, rng: &mut ChaCha8Rng) {
     for i in 0..f.contracts.len() {
-        if free(f, i) && f.contracts[i].initial_value >= 1_000.0 && rng.gen_bool(0.05) {
+        let c = &f.contracts[i];
+        let unamended = c.final_value == c.initial_value;
+        if free(f, i) && unamended && c.initial_value >= 1_000.0 && rng.gen_bool(0.05) {
             let c = &mut f.contracts[i];
             c.initial_value = floor_round(c.initial_value);
-            if c.final_value <= c.initial_value * 1.0001 || c.final_value == 0.0 {
-                c.final_value = c.initial_value;
-            }
+            c.final_value = c.initial_value;
             f.metas[i].value = c.value();
         }
     }
@@ -343,14 +345,16 @@ fn spikes_in(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, 
     out
 }
 
-/// An organ with both years free: 60% of its first year's contracts move to the months of its
-/// last year from April-July on (December excluded), so its spending changes level.
+/// An organ with both years free and at least 200 contracts in the first (smaller organs'
+/// months are too noisy to tell a level from chance): 60% of its first year's contracts move
+/// to the months of its last year from April-July on (December excluded), so its spending
+/// changes level.
 fn regime_shift(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, rng: &mut ChaCha8Rng) -> Vec<Planted> {
     let years = f.world.years.clone();
     let [first, last] = years[..] else { return Vec::new() };
     let mut organs: Vec<usize> = (0..f.world.organs.len())
         .filter(|o| [first, last].iter().all(|y| !busy.contains(&(*o, *y))))
-        .filter(|o| f.groups.get(&(*o, first)).is_some_and(|g| g.len() >= 60))
+        .filter(|o| f.groups.get(&(*o, first)).is_some_and(|g| g.len() >= 200))
         .collect();
     organs.shuffle(rng);
     let Some(&organ) = organs.first() else { return Vec::new() };
@@ -370,54 +374,55 @@ fn regime_shift(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, rng: &mut C
 }
 
 /// A supplier with few contracts with an organ given 26 of the organ's contracts of its own
-/// category, signed every 21 days.
-fn cadences(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    let years = f.world.years.clone();
-    let start = NaiveDate::from_ymd_opt(years[0], 2, 3).unwrap_or(NaiveDate::MIN);
-    let span_days = 365 * years.len() as u64 - 60;
-    let events = ((span_days / 21) as usize).min(26);
+/// category in one organ-year free of other group plants, signed every 14 days through that
+/// year.
+fn cadences(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    const EVENTS: usize = 26;
     let mut out = Vec::new();
-    let mut tried: HashSet<(usize, usize)> = HashSet::new();
     let mut pair_count: HashMap<(usize, usize, usize), usize> = HashMap::new();
     for m in f.metas.iter() {
         *pair_count.entry((m.organ, m.pool, m.supplier)).or_default() += 1;
     }
-    let mut attempts = 0;
-    while out.len() < count && attempts < 200 {
-        attempts += 1;
-        let organ = rng.gen_range(0..f.world.organs.len());
-        let cat = rng.gen_range(0..f.world.pools.len());
-        if !tried.insert((organ, cat)) {
-            continue;
+    for (organ, year) in free_organ_years(f, busy, 200, rng) {
+        if out.len() >= count {
+            break;
         }
-        let pool = &f.world.pools[cat].suppliers;
-        // The supplier of the category with the fewest contracts with the organ.
-        let Some(supplier) =
-            (0..pool.len()).min_by_key(|s| (pair_count.get(&(organ, cat, *s)).copied().unwrap_or(0), *s))
-        else {
-            continue;
-        };
-        if pair_count.get(&(organ, cat, supplier)).copied().unwrap_or(0) > 3 {
-            continue;
+        let Some(start) = NaiveDate::from_ymd_opt(year, 1, 8) else { continue };
+        let members = f.groups[&(organ, year)].clone();
+        for cat in 0..f.world.pools.len() {
+            let pool = &f.world.pools[cat].suppliers;
+            // The supplier of the category with the fewest contracts with the organ.
+            let Some(supplier) =
+                (0..pool.len()).min_by_key(|s| (pair_count.get(&(organ, cat, *s)).copied().unwrap_or(0), *s))
+            else {
+                continue;
+            };
+            if pair_count.get(&(organ, cat, supplier)).copied().unwrap_or(0) > 3 {
+                continue;
+            }
+            let mut idx: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| f.metas[i].cat == cat && free(f, i) && !is_dispensa(f, i))
+                .collect();
+            if idx.len() < EVENTS * 2 {
+                continue;
+            }
+            idx.shuffle(rng);
+            idx.truncate(EVENTS);
+            let mut ids = Vec::new();
+            for (k, &i) in idx.iter().enumerate() {
+                move_to(f, i, start + Days::new(14 * k as u64));
+                reassign(&mut f.contracts[i], &mut f.metas[i], f.world, cat, supplier);
+                f.used.insert(i);
+                ids.push(f.contracts[i].id.clone());
+            }
+            *pair_count.entry((organ, cat, supplier)).or_default() += EVENTS;
+            busy.insert((organ, year));
+            let doc = f.world.pools[cat].suppliers[supplier].cnpj.clone();
+            out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc)));
+            break;
         }
-        let mut idx: Vec<usize> = (0..f.contracts.len())
-            .filter(|&i| f.metas[i].organ == organ && f.metas[i].cat == cat && free(f, i) && !is_dispensa(f, i))
-            .collect();
-        if idx.len() < events * 3 {
-            continue;
-        }
-        idx.shuffle(rng);
-        idx.truncate(events);
-        let mut ids = Vec::new();
-        for (k, &i) in idx.iter().enumerate() {
-            move_to(f, i, start + Days::new(21 * k as u64));
-            reassign(&mut f.contracts[i], &mut f.metas[i], f.world, cat, supplier);
-            f.used.insert(i);
-            ids.push(f.contracts[i].id.clone());
-        }
-        *pair_count.entry((organ, cat, supplier)).or_default() += events;
-        let doc = f.world.pools[cat].suppliers[supplier].cnpj.clone();
-        out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc)));
     }
     out
 }
