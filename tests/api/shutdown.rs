@@ -41,10 +41,22 @@ async fn shutdown_ends_open_streams_and_running_work_resumes_at_next_start() {
     assert!(ended.is_ok(), "the open stream ended with the server");
 
     cfg.demo.records = 600;
+    // In one process the stopped app's last tasks may still hold the sled lock for a moment
+    // (a real restart is a new process, whose exit released it); wait for it like a restart.
+    let mut tries = 0;
+    while sled_locked(&cfg.storage.data_dir) && tries < 100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tries += 1;
+    }
     let again = spawn_in(cfg).await;
     let status = again.wait_done(&id).await;
     assert_eq!(status["status"], "completed", "{status}");
     let results: Value = again.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert!(results["summary"]["total_anomalies"].as_u64().unwrap() > 0);
     again.shutdown().await;
+}
+
+/// Whether another handle still holds the store's lock (opening and dropping a store probes it).
+fn sled_locked(dir: &std::path::Path) -> bool {
+    vigia::storage::Store::open(dir, 1).is_err()
 }
