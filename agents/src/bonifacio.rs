@@ -177,15 +177,7 @@ impl Agent for Bonifacio {
     }
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
-        (ctx.progress)(0.0);
-        let mut anomalies = Vec::new();
-        let names = [compliance_rules::NAME, splitting::NAME];
-        for (k, name) in names.iter().enumerate() {
-            ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
-            (ctx.progress)((k + 1) as f32 / names.len() as f32);
-        }
-        anomalies.sort_by(engine::order);
+        let anomalies = engine::detect_each(ctx, &[compliance_rules::NAME, splitting::NAME])?;
         let mut found = insights(&anomalies, ctx.dataset.contracts.len());
         if found.is_empty() {
             found.push(insight(

@@ -14,6 +14,20 @@ use crate::model::report::Summary;
 /// Datasets at least this large run their detectors on parallel threads.
 const PARALLEL_FROM: usize = 20_000;
 
+/// Runs the named detectors one at a time for an agent, reporting progress after each and
+/// checking cancellation between them; returns their anomalies sorted by [`order`].
+pub fn detect_each(ctx: &crate::agent::AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+    (ctx.progress)(0.0);
+    let mut anomalies = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        ctx.cancel.check()?;
+        anomalies.extend(detect(ctx.dataset, ctx.params, ctx.cancel, &[*name])?);
+        (ctx.progress)((k + 1) as f32 / names.len() as f32);
+    }
+    anomalies.sort_by(order);
+    Ok(anomalies)
+}
+
 /// Runs the named detectors (every detector when `detectors` is empty) and returns the
 /// anomalies of the wanted types with confidence at or above `p.confidence_threshold`, sorted
 /// by [`order`]. An unknown detector name is `InvalidInput`.

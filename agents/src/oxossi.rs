@@ -207,15 +207,7 @@ impl Agent for Oxossi {
     }
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
-        (ctx.progress)(0.0);
-        let names = detectors();
-        let mut anomalies = Vec::new();
-        for (k, name) in names.iter().enumerate() {
-            ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[name])?);
-            (ctx.progress)((k + 1) as f32 / names.len() as f32);
-        }
-        anomalies.sort_by(engine::order);
+        let anomalies = engine::detect_each(ctx, &detectors())?;
         let mut found = insights(&anomalies);
         if found.is_empty() {
             found.push(insight(
