@@ -121,7 +121,9 @@ fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<Stri
         if c.organ.code.is_empty() {
             continue;
         }
-        let e = organs.entry(c.organ.code.as_str()).or_insert_with(|| (c.organ.name.clone(), 0.0, BTreeMap::new()));
+        let e = organs
+            .entry(c.organ.code.as_str())
+            .or_insert_with(|| (c.organ.name.clone().to_string(), 0.0, BTreeMap::new()));
         e.1 += c.value();
         if !c.supplier.document.is_empty() {
             let s = e.2.entry(c.supplier.document.as_str()).or_insert((0.0, c.supplier.name.as_str()));

@@ -86,9 +86,13 @@ fn entities(
     {
         let c = &ds.contracts[i];
         if !c.supplier.document.is_empty() {
-            out.insert(("supplier".into(), c.supplier.document.clone(), c.supplier.name.clone()));
+            out.insert((
+                "supplier".into(),
+                c.supplier.document.clone().to_string(),
+                c.supplier.name.clone().to_string(),
+            ));
         }
-        out.insert(("organ".into(), c.organ.code.clone(), c.organ.name.clone()));
+        out.insert(("organ".into(), c.organ.code.clone().to_string(), c.organ.name.clone().to_string()));
     }
     // One name per entity: keep the named entry when both exist.
     let mut named: BTreeMap<(String, String), String> = BTreeMap::new();

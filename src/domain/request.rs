@@ -222,24 +222,57 @@ impl InvestigationRequest {
 }
 
 impl Filters {
+    /// Keeps the records that pass the filters: contracts by [`Filters::keep`]; biddings and
+    /// expenses by organ or unit, date (opening or emission), modality and, for expenses, value;
+    /// agreements by organ, signing period and value. A bidding's money is its contract's, so
+    /// under a value filter a bidding stays only when a kept contract shares its process
+    /// number. Servants, supplier registry facts and sanctions are reference data the
+    /// detectors join against, and are kept whole.
+    pub fn apply(&self, mut ds: vigia_agents::Dataset) -> vigia_agents::Dataset {
+        ds.contracts.retain(|c| self.keep(c));
+        let valued: Option<std::collections::HashSet<&str>> = (self.min_value.is_some() || self.max_value.is_some())
+            .then(|| ds.contracts.iter().map(|c| c.process_number.as_str()).collect());
+        ds.biddings.retain(|b| {
+            valued.as_ref().is_none_or(|kept| kept.contains(b.process_number.as_str()))
+                && self.keep_record(
+                    None,
+                    b.opened_on.or(b.published_on),
+                    &[&b.organ.code, &b.unit.code],
+                    Some(&b.modality),
+                )
+        });
+        ds.expenses
+            .retain(|e| self.keep_record(Some(e.value), e.date, &[&e.organ.code, &e.unit.code], Some(&e.modality)));
+        ds.agreements.retain(|a| self.keep_record(Some(a.value), a.valid_from, &[&a.organ.code], None));
+        ds
+    }
+
     /// Whether a contract passes the filters (value, signing date, organ or unit, modality).
     pub fn keep(&self, c: &vigia_agents::Contract) -> bool {
-        let v = c.value();
-        if self.min_value.is_some_and(|m| v < m) || self.max_value.is_some_and(|m| v > m) {
+        self.keep_record(Some(c.value()), c.signed_on, &[&c.organ.code, &c.unit.code], Some(&c.modality))
+    }
+
+    /// The filters over one record's value, date, organ and unit codes and modality; a filter
+    /// on something the record does not have (a value range on a bidding) does not apply.
+    fn keep_record(&self, value: Option<f64>, date: Option<NaiveDate>, codes: &[&str], modality: Option<&str>) -> bool {
+        if let Some(v) = value
+            && (self.min_value.is_some_and(|m| v < m) || self.max_value.is_some_and(|m| v > m))
+        {
             return false;
         }
         if let Some(r) = &self.date_range {
-            match c.signed_on {
+            match date {
                 Some(d) if d >= r.start && d <= r.end => {}
                 _ => return false,
             }
         }
-        if !self.organizations.is_empty() && !self.organizations.iter().any(|o| *o == c.organ.code || *o == c.unit.code)
-        {
+        if !self.organizations.is_empty() && !self.organizations.iter().any(|o| codes.contains(&o.as_str())) {
             return false;
         }
-        if !self.contract_types.is_empty() {
-            let modality = vigia_agents::text::fold(&c.modality);
+        if let Some(modality) = modality
+            && !self.contract_types.is_empty()
+        {
+            let modality = vigia_agents::text::fold(modality);
             if !self.contract_types.iter().any(|t| modality.contains(&vigia_agents::text::fold(t))) {
                 return false;
             }
@@ -277,5 +310,29 @@ mod tests {
         r.data_source = "twitter".into();
         assert_eq!(r.validate().unwrap_err().details["field"], "data_source");
         assert_eq!(InvestigationRequest::new("  ").validate().unwrap_err().details["field"], "query");
+    }
+
+    #[test]
+    fn filters_apply_to_every_spending_record_kind_and_keep_reference_data() {
+        use vigia_agents::demo::{DemoSpec, generate};
+        let data = generate(&DemoSpec { seed: 5, contracts: 600, ..DemoSpec::default() }).dataset;
+        let organ = data.contracts[0].organ.code.to_string();
+        let by_organ = Filters { organizations: vec![organ.clone()], ..Filters::default() }.apply(data.clone());
+        assert!(!by_organ.contracts.is_empty() && !by_organ.expenses.is_empty());
+        assert!(by_organ.contracts.iter().all(|c| c.organ.code == organ.as_str()));
+        assert!(by_organ.biddings.iter().all(|b| b.organ.code == organ.as_str()));
+        assert!(by_organ.expenses.iter().all(|e| e.organ.code == organ.as_str()));
+        assert!(by_organ.expenses.len() < data.expenses.len());
+        assert_eq!(
+            (by_organ.servants.len(), by_organ.sanctions.len(), by_organ.suppliers.len()),
+            (data.servants.len(), data.sanctions.len(), data.suppliers.len())
+        );
+
+        let big = Filters { min_value: Some(500_000.0), ..Filters::default() }.apply(data.clone());
+        assert!(big.contracts.iter().all(|c| c.value() >= 500_000.0));
+        assert!(big.expenses.iter().all(|e| e.value >= 500_000.0));
+        let kept: std::collections::HashSet<&str> = big.contracts.iter().map(|c| c.process_number.as_str()).collect();
+        assert!(big.biddings.iter().all(|b| kept.contains(b.process_number.as_str())));
+        assert!(big.biddings.len() < data.biddings.len());
     }
 }

@@ -149,17 +149,17 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     };
     em.phase(Phase::Preprocessing, 0);
     let provenance = batch.provenance;
-    let contracts: Vec<_> = batch.dataset.contracts.into_iter().filter(|c| req.filters.keep(c)).collect();
-    let dataset = Arc::new(Dataset::from_contracts(contracts));
+    let dataset = Arc::new(req.filters.apply(batch.dataset));
     em.inv_mut().progress.records_processed = dataset.len();
-    if dataset.len() < deps.min_records {
+    let found = dataset.spending_len();
+    if found < deps.min_records {
         let mut e = ErrorInfo {
             code: "INSUFFICIENT_DATA".into(),
-            message: format!("{} records match the request; at least {} are needed", dataset.len(), deps.min_records),
+            message: format!("{found} spending records match the request; at least {} are needed", deps.min_records),
             recoverable: true,
             details: Default::default(),
         };
-        e.details.insert("records_found".into(), dataset.len().into());
+        e.details.insert("records_found".into(), found.into());
         e.details.insert("minimum_required".into(), deps.min_records.into());
         e.details
             .insert("suggestion".into(), "widen the date range, remove value filters or name another organ".into());

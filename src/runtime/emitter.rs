@@ -90,7 +90,7 @@ impl Emitter {
             .find_map(|e| contracts.get(e.id.as_str()).copied());
         let supplier = match a.affected_entities.primary.kind.as_str() {
             "supplier" => Some(a.affected_entities.primary.name.clone()),
-            _ => contract.map(|c| c.supplier.name.clone()),
+            _ => contract.map(|c| c.supplier.name.to_string()),
         };
         self.emit(EventKind::Anomaly {
             id: a.id.clone(),
@@ -98,7 +98,7 @@ impl Emitter {
             severity: a.severity.as_str().into(),
             confidence: a.confidence,
             description: a.description.clone(),
-            contract_id: contract.map(|c| c.id.clone()),
+            contract_id: contract.map(|c| c.id.to_string()),
             supplier,
             value: contract.map(Contract::value),
         });

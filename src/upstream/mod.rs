@@ -121,7 +121,7 @@ impl DataProvider for Provider {
             let year = q.intent.year.unwrap_or_else(|| Utc::now().year());
             match api.contracts(&organs, year, q.intent.month).await {
                 Ok((contracts, cache_hit)) => Ok(DataBatch {
-                    dataset: vigia_agents::Dataset::from_contracts(contracts),
+                    dataset: shared(vigia_agents::Dataset::from_contracts(contracts)),
                     provenance: Provenance {
                         source: "portal_transparencia_api".into(),
                         demo_mode: false,
@@ -138,4 +138,10 @@ impl DataProvider for Provider {
         }
         .boxed()
     }
+}
+
+/// A dataset whose repeated texts (organs, units, suppliers, ...) are one allocation each.
+fn shared(mut dataset: vigia_agents::Dataset) -> vigia_agents::Dataset {
+    dataset.share_text();
+    dataset
 }

@@ -41,8 +41,7 @@ pub fn scale(c: &mut Contract, m: &mut Meta, f: f64) {
 /// Gives a contract to supplier `supplier` of pool `pool`.
 pub fn reassign(c: &mut Contract, m: &mut Meta, world: &World, pool: usize, supplier: usize) {
     let s = &world.pools[pool].suppliers[supplier];
-    c.supplier.name.clone_from(&s.name);
-    c.supplier.document.clone_from(&s.cnpj);
+    c.supplier = s.party();
     m.pool = pool;
     m.supplier = supplier;
 }

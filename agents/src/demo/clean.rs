@@ -12,8 +12,9 @@ use super::catalog::{PROFILES, Profile};
 use super::mix::{CEILING_Z, DURATIONS, MODALITIES, MONTH_WEIGHTS, modality};
 use super::objects::{Fill, Seg, push_uint, render};
 use super::suppliers::Pool;
-use crate::model::contract::{Contract, Organ, Party, Unit};
-use crate::organs::OrganInfo;
+use crate::model::contract::{Contract, Organ, Unit};
+use crate::model::intern::{ArcStr, Interner};
+use crate::organs::{OrganInfo, UnitInfo};
 
 /// Everything the generator draws from: organs in play and their weights, category weights
 /// per organ, the years and the supplier pools.
@@ -30,6 +31,24 @@ pub struct World {
     pub pools: Vec<Pool>,
     /// Compiled object templates, per profile.
     pub templates: Vec<Vec<Vec<Seg>>>,
+    /// The fixed texts records repeat (organs, units, modalities, legal bases, budget
+    /// elements), each one shared allocation.
+    pub texts: Interner,
+}
+
+impl World {
+    /// The shared copy of a fixed text (a new one if it was not registered).
+    pub fn text(&self, text: &str) -> ArcStr {
+        self.texts.lookup(text).unwrap_or_else(|| ArcStr::from(text))
+    }
+    /// An organ as records hold it.
+    pub fn organ(&self, info: &OrganInfo) -> Organ {
+        Organ { code: self.text(info.code), acronym: self.text(info.acronym), name: self.text(info.name) }
+    }
+    /// A managing unit as records hold it.
+    pub fn unit(&self, unit: &UnitInfo) -> Unit {
+        Unit { code: self.text(unit.code), name: self.text(unit.name) }
+    }
 }
 
 /// Where a generated contract sits, for the post-processing passes.
@@ -155,16 +174,16 @@ pub fn make(world: &World, rng: &mut ChaCha8Rng, idx: usize, d: Draw) -> (Contra
     let s = &pool.suppliers[supplier];
     let reference = NaiveDate::from_ymd_opt(2025, 6, 30).unwrap_or(NaiveDate::MIN);
     let contract = Contract {
-        id: id_for(idx, rng),
-        number,
-        object,
-        process_number,
-        legal_basis: legal.to_string(),
-        situation: if valid_until >= reference { "Ativo" } else { "Encerrado" }.to_string(),
-        modality: modality.to_string(),
-        supplier: Party { name: s.name.clone(), document: s.cnpj.clone() },
-        unit: Unit { code: unit.code.to_string(), name: unit.name.to_string() },
-        organ: Organ { code: info.code.to_string(), acronym: info.acronym.to_string(), name: info.name.to_string() },
+        id: id_for(idx, rng).into(),
+        number: number.into(),
+        object: object.into(),
+        process_number: process_number.into(),
+        legal_basis: world.text(legal),
+        situation: if valid_until >= reference { arcstr::literal!("Ativo") } else { arcstr::literal!("Encerrado") },
+        modality: world.text(modality),
+        supplier: s.party(),
+        unit: world.unit(unit),
+        organ: world.organ(info),
         initial_value: value,
         final_value,
         signed_on: Some(signed),

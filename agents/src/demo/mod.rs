@@ -104,7 +104,33 @@ pub fn world(spec: &DemoSpec) -> World {
         years: spec.year.map_or_else(|| vec![2024, 2025], |y| vec![y]),
         pools: suppliers::pools(spec.seed, suppliers::pool_size(spec.contracts)),
         templates: objects::compile_all(),
+        texts: fixed_texts(),
     }
+}
+
+/// Every fixed text the generator puts in records, registered once so that records share it.
+fn fixed_texts() -> crate::model::intern::Interner {
+    let mut texts = crate::model::intern::Interner::new();
+    for o in ORGANS.iter() {
+        for t in [o.code, o.acronym, o.name] {
+            texts.get(t);
+        }
+        for u in o.units {
+            texts.get(u.code);
+            texts.get(u.name);
+        }
+    }
+    for (modality, legal) in mix::MODALITIES {
+        texts.get(modality);
+        texts.get(legal);
+    }
+    for p in PROFILES.iter() {
+        texts.get(records::element_of(p.category));
+    }
+    for t in ["Empenho", "Pagamento", "Liquidação"] {
+        texts.get(t);
+    }
+    texts
 }
 
 /// Generates the data of a spec. Identical output for identical specs.
@@ -128,7 +154,8 @@ pub fn generate(spec: &DemoSpec) -> DemoData {
     planted.extend(plant::group_labels(&field, &plan));
     let mut pattern_rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x9A77_E125_0000_0004);
     planted.extend(plant_patterns::plant(&mut field, &plan, &mut pattern_rng));
-    let dataset = records::complete(field, &plan, spec.seed, &mut planted);
+    let mut dataset = records::complete(field, &plan, spec.seed, &mut planted);
+    dataset.shrink_to_fit();
     DemoData { dataset, planted }
 }
 

@@ -160,7 +160,7 @@ pub fn price(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Plant
         out.push(Planted {
             detector: pz::NAME,
             kind: AnomalyType::PriceAnomaly,
-            record_ids: vec![c.id.clone()],
+            record_ids: vec![c.id.clone().to_string()],
             entity_id: None,
         });
     }
@@ -190,21 +190,21 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
         copy.valid_from = shift(copy.valid_from);
         copy.valid_until = shift(copy.valid_until);
         copy.signed_on = Some(new_signed);
-        copy.object = edit_object(&copy.object, rng);
+        copy.object = edit_object(&copy.object, rng).into();
         let factor = rng.gen_range(0.95..1.05);
         let mut meta = f.metas[i];
         scale(&mut copy, &mut meta, factor);
         let idx = f.contracts.len();
-        copy.id = id_for(idx, rng);
-        copy.number = format!("{:05}/{}", rng.gen_range(1..100_000u32), new_signed.year());
+        copy.id = id_for(idx, rng).into();
+        copy.number = arcstr::format!("{:05}/{}", rng.gen_range(1..100_000u32), new_signed.year());
         meta.month = new_signed.month();
         f.used.insert(i);
         f.used.insert(idx);
         out.push(Planted {
             detector: dup::NAME,
             kind: AnomalyType::PatternAnomaly,
-            record_ids: vec![f.contracts[i].id.clone(), copy.id.clone()],
-            entity_id: Some(copy.supplier.document.clone()),
+            record_ids: vec![f.contracts[i].id.clone().to_string(), copy.id.clone().to_string()],
+            entity_id: Some(copy.supplier.document.clone().to_string()),
         });
         f.contracts.push(copy);
         f.metas.push(meta);
@@ -304,7 +304,7 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
             .group(g.organ, g.year)
             .iter()
             .filter(|&&i| f.metas[i].pool == g.cat && f.metas[i].supplier == g.supplier)
-            .map(|&i| f.contracts[i].id.clone())
+            .map(|&i| f.contracts[i].id.to_string())
             .collect();
         if ids.is_empty() {
             continue;
@@ -313,7 +313,7 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
             detector: conc::NAME,
             kind: AnomalyType::PatternAnomaly,
             record_ids: ids,
-            entity_id: Some(f.world.pools[g.cat].suppliers[g.supplier].cnpj.clone()),
+            entity_id: Some(f.world.pools[g.cat].suppliers[g.supplier].cnpj.clone().to_string()),
         });
     }
     for g in &plan.end_of_year {
@@ -321,7 +321,7 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
             .group(g.organ, g.year)
             .iter()
             .filter(|&&i| f.metas[i].month == 12)
-            .map(|&i| f.contracts[i].id.clone())
+            .map(|&i| f.contracts[i].id.to_string())
             .collect();
         out.push(Planted {
             detector: temporal::NAME,

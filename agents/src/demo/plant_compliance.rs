@@ -34,8 +34,9 @@ use crate::detect::legal::{self, Modality};
 use crate::detect::splitting::NAME as SPLITTING;
 use crate::model::anomaly::AnomalyType;
 use crate::model::cnpj::cnpj_is_valid;
-use crate::model::contract::{Contract, Organ, Party, Unit};
+use crate::model::contract::Contract;
 use crate::model::expense::Expense;
+use crate::model::intern::ArcStr;
 use crate::model::registry_facts::SupplierProfile;
 use crate::model::sanction::Sanction;
 
@@ -61,7 +62,7 @@ pub fn legitimise(f: &mut Field<'_>, reserved: &HashSet<usize>, rng: &mut ChaCha
         if m == Modality::Inexigibilidade && legal::article_inciso(&c.legal_basis, "74").is_none() {
             let basis =
                 if rng.gen_bool(0.5) { "Lei 14.133/2021, art. 74, I" } else { "Lei 14.133/2021, art. 74, III, c" };
-            f.contracts[i].legal_basis = basis.to_string();
+            f.contracts[i].legal_basis = f.world.text(basis);
             continue;
         }
         if f.used.contains(&i) {
@@ -91,8 +92,8 @@ pub fn legitimise(f: &mut Field<'_>, reserved: &HashSet<usize>, rng: &mut ChaCha
             && rng.gen_bool(0.02)
         {
             let c = &mut f.contracts[i];
-            c.modality = "Tomada de Preços".to_string();
-            c.legal_basis = "Lei 8.666/1993, art. 22, II".to_string();
+            c.modality = arcstr::literal!("Tomada de Preços");
+            c.legal_basis = arcstr::literal!("Lei 8.666/1993, art. 22, II");
         }
     }
 }
@@ -146,14 +147,14 @@ pub fn contracts(
             .or_else(|| pick(f, reserved, rng, |_, _| true));
         let Some(i) = i else { break };
         let c = &mut f.contracts[i];
-        c.modality = "Dispensa de Licitação".to_string();
+        c.modality = arcstr::literal!("Dispensa de Licitação");
         let eng = legal::is_engineering(&c.object);
-        c.legal_basis = format!("Lei 14.133/2021, art. 75, {}", if eng { "I" } else { "II" });
+        c.legal_basis = arcstr::format!("Lei 14.133/2021, art. 75, {}", if eng { "I" } else { "II" });
         let limit = limit_of(c).unwrap_or(60_000.0);
         let factor = if metas[i] { rng.gen_range(1.05..1.25) } else { rng.gen_range(1.08..1.5) };
         set_value(f, i, limit * factor, limit * factor);
         let c = &f.contracts[i];
-        out.push(label(RULES, kind, vec![c.id.clone()], &c.supplier.document));
+        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
     }
     // Amendments beyond the cap.
     let medians: Vec<f64> = f.metas.iter().map(|m| PROFILES[m.cat].median).collect();
@@ -166,7 +167,7 @@ pub fn contracts(
         let initial = c.initial_value;
         set_value(f, i, initial, initial * factor);
         let c = &f.contracts[i];
-        out.push(label(RULES, kind, vec![c.id.clone()], &c.supplier.document));
+        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
     }
     // Contracts with barred suppliers.
     let index: HashMap<&str, usize> = profiles.iter().enumerate().map(|(k, p)| (p.cnpj.as_str(), k)).collect();
@@ -177,7 +178,7 @@ pub fn contracts(
         let Some(i) = pick(f, reserved, rng, |c, i| {
             ranks[i] >= tail
                 && index.contains_key(c.supplier.document.as_str())
-                && !sanctioned.contains(&c.supplier.document)
+                && !sanctioned.contains(c.supplier.document.as_str())
         }) else {
             break;
         };
@@ -194,7 +195,7 @@ pub fn contracts(
             start,
             Some(end),
         ));
-        sanctioned.insert(c.supplier.document.clone());
+        sanctioned.insert(c.supplier.document.clone().to_string());
     }
     // Invalid check digits.
     for _ in 0..count(0.0004) {
@@ -202,12 +203,12 @@ pub fn contracts(
         let c = &mut f.contracts[i];
         let mut digits: Vec<u8> = c.supplier.document.bytes().map(|b| b - b'0').collect();
         digits[13] = (digits[13] + rng.gen_range(1..10)) % 10;
-        c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect();
+        c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect::<String>().into();
         if cnpj_is_valid(&c.supplier.document) {
             digits[12] = (digits[12] + 1) % 10;
-            c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect();
+            c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect::<String>().into();
         }
-        out.push(label(RULES, kind, vec![c.id.clone()], &c.supplier.document));
+        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
     }
     // Extinct modalities, from October 2024.
     let from = NaiveDate::from_ymd_opt(2024, 10, 1).unwrap_or(NaiveDate::MAX);
@@ -219,9 +220,9 @@ pub fn contracts(
         };
         let c = &mut f.contracts[i];
         let convite = rng.gen_bool(0.4);
-        c.modality = if convite { "Convite" } else { "Tomada de Preços" }.to_string();
-        c.legal_basis = format!("Lei 8.666/1993, art. 22, {}", if convite { "III" } else { "II" });
-        out.push(label(RULES, kind, vec![c.id.clone()], &c.supplier.document));
+        c.modality = if convite { arcstr::literal!("Convite") } else { arcstr::literal!("Tomada de Preços") };
+        c.legal_basis = arcstr::format!("Lei 8.666/1993, art. 22, {}", if convite { "III" } else { "II" });
+        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
     }
     // Inexigibilidades without a reason.
     for _ in 0..count(0.0006) {
@@ -233,9 +234,9 @@ pub fn contracts(
             });
         let Some(i) = i else { break };
         let c = &mut f.contracts[i];
-        c.modality = "Inexigibilidade de Licitação".to_string();
-        c.legal_basis = "Lei 14.133/2021, art. 74".to_string();
-        out.push(label(RULES, kind, vec![c.id.clone()], &c.supplier.document));
+        c.modality = arcstr::literal!("Inexigibilidade de Licitação");
+        c.legal_basis = arcstr::literal!("Lei 14.133/2021, art. 74");
+        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
     }
     out
 }
@@ -265,29 +266,31 @@ pub fn splitting(
         let year = f.world.years[rng.gen_range(0..f.world.years.len())];
         let anchor = NaiveDate::from_ymd_opt(year, 1, 10).unwrap_or(NaiveDate::MIN) + Days::new(rng.gen_range(0..320));
         let (limit, _) = legal::dispensa_limit(anchor, false, false);
-        let party = Party { name: s.name.clone(), document: s.cnpj.clone() };
-        let unit = Unit { code: u.code.to_string(), name: u.name.to_string() };
-        let organ =
-            Organ { code: info.code.to_string(), acronym: info.acronym.to_string(), name: info.name.to_string() };
+        let party = s.party();
+        let unit = f.world.unit(u);
+        let organ = f.world.organ(info);
         let mut ids = Vec::new();
         let mut days: Vec<u64> = (0..rng.gen_range(3..=5)).map(|_| rng.gen_range(0..25)).collect();
         days.sort_unstable();
         for d in days {
-            let e = expense(NewExpense {
-                seq: *seq,
-                phase: "Empenho",
-                date: anchor + Days::new(d),
-                payee: &party,
-                value: limit * rng.gen_range(0.55..0.97),
-                unit: &unit,
-                organ: &organ,
-                element: element_of(PROFILES[cat].category),
-                modality: "Dispensa de Licitação",
-                process: "",
-                observation: format!("AQUISIÇÃO DE {} - PARCELA", PROFILES[cat].category.label().to_uppercase()),
-            });
+            let e = expense(
+                f.world,
+                NewExpense {
+                    seq: *seq,
+                    phase: "Empenho",
+                    date: anchor + Days::new(d),
+                    payee: &party,
+                    value: limit * rng.gen_range(0.55..0.97),
+                    unit: &unit,
+                    organ: &organ,
+                    element: element_of(PROFILES[cat].category),
+                    modality: "Dispensa de Licitação",
+                    process: ArcStr::new(),
+                    observation: format!("AQUISIÇÃO DE {} - PARCELA", PROFILES[cat].category.label().to_uppercase()),
+                },
+            );
             *seq += 1;
-            ids.push(e.id.clone());
+            ids.push(e.id.to_string());
             expenses.push(e);
         }
         out.push(label(SPLITTING, AnomalyType::ComplianceViolation, ids, &s.cnpj));
@@ -313,7 +316,12 @@ pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Pla
         let root = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
         let barred = barring.get(root).is_some_and(|l| c.signed_on.is_some_and(|d| l.iter().any(|s| s.active_on(d))));
         if barred {
-            out.push(label(RULES, AnomalyType::ComplianceViolation, vec![c.id.clone()], &c.supplier.document));
+            out.push(label(
+                RULES,
+                AnomalyType::ComplianceViolation,
+                vec![c.id.clone().to_string()],
+                &c.supplier.document,
+            ));
             continue;
         }
         let over_limit = legal::modality(&c.modality) == Modality::Dispensa
@@ -325,7 +333,12 @@ pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Pla
             && (c.final_value > c.initial_value * (1.0 + legal::AMENDMENT_CAP_RENOVATION) + 0.01
                 || !legal::is_renovation(&c.object));
         if over_limit || amended {
-            out.push(label(RULES, AnomalyType::ComplianceViolation, vec![c.id.clone()], &c.supplier.document));
+            out.push(label(
+                RULES,
+                AnomalyType::ComplianceViolation,
+                vec![c.id.clone().to_string()],
+                &c.supplier.document,
+            ));
         }
     }
     out

@@ -134,7 +134,7 @@ fn round_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec
                 f.contracts[i].final_value = f.contracts[i].initial_value;
                 f.metas[i].value = v;
                 f.used.insert(i);
-                ids.push(f.contracts[i].id.clone());
+                ids.push(f.contracts[i].id.to_string());
             }
         }
         out.push(label(round_values::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
@@ -176,7 +176,7 @@ fn benford_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> V
             let target = (leading_seven_to_nine(v, rise, rng) * 100.0).round() / 100.0;
             set_values(f, i, target);
             f.used.insert(i);
-            ids.push(f.contracts[i].id.clone());
+            ids.push(f.contracts[i].id.to_string());
         }
         out.push(label(benford::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
     }
@@ -206,7 +206,7 @@ fn short_contracts(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec
         .map(|i| {
             let c = &mut f.contracts[i];
             c.valid_until = c.valid_from.map(|d| d + Days::new(rng.gen_range(1..=4)));
-            label(outliers::NAME, AnomalyType::PatternAnomaly, vec![c.id.clone()], None)
+            label(outliers::NAME, AnomalyType::PatternAnomaly, vec![c.id.clone().to_string()], None)
         })
         .collect()
 }
@@ -227,7 +227,7 @@ fn date_errors(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Pla
                     c.valid_until = Some(from - Days::new(rng.gen_range(30..200)));
                 }
             }
-            label(dates::NAME, AnomalyType::TemporalAnomaly, vec![c.id.clone()], None)
+            label(dates::NAME, AnomalyType::TemporalAnomaly, vec![c.id.clone().to_string()], None)
         })
         .collect()
 }
@@ -248,8 +248,8 @@ fn vague_objects(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<P
         .into_iter()
         .map(|i| {
             let c = &mut f.contracts[i];
-            c.object = GENERIC_OBJECTS[rng.gen_range(0..GENERIC_OBJECTS.len())].to_string();
-            label(text_flags::VAGUE, AnomalyType::PatternAnomaly, vec![c.id.clone()], None)
+            c.object = GENERIC_OBJECTS[rng.gen_range(0..GENERIC_OBJECTS.len())].into();
+            label(text_flags::VAGUE, AnomalyType::PatternAnomaly, vec![c.id.clone().to_string()], None)
         })
         .collect()
 }
@@ -265,8 +265,8 @@ fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted>
             let clause =
                 CLAUSES[rng.gen_range(0..CLAUSES.len())].replace("{B}", BRANDS[rng.gen_range(0..BRANDS.len())]);
             let c = &mut f.contracts[i];
-            c.object.push_str(&clause);
-            label(text_flags::BRAND, AnomalyType::ComplianceViolation, vec![c.id.clone()], None)
+            c.object = arcstr::format!("{}{clause}", c.object);
+            label(text_flags::BRAND, AnomalyType::ComplianceViolation, vec![c.id.clone().to_string()], None)
         })
         .collect()
 }
@@ -283,7 +283,7 @@ fn move_to(f: &mut Field<'_>, i: usize, to: NaiveDate) {
     if to.year() != signed.year()
         && let Some((head, _)) = c.number.rsplit_once('/')
     {
-        c.number = format!("{head}/{}", to.year());
+        c.number = arcstr::format!("{head}/{}", to.year());
     }
     let old = (f.metas[i].organ, f.metas[i].year);
     f.metas[i].month = to.month();
@@ -338,7 +338,7 @@ fn spikes_in(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, 
         let ids: Vec<String> = f.groups[&(organ, year)]
             .iter()
             .filter(|&&i| f.metas[i].month == month)
-            .map(|&i| f.contracts[i].id.clone())
+            .map(|&i| f.contracts[i].id.to_string())
             .collect();
         out.push(label(spikes::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
     }
@@ -367,7 +367,7 @@ fn regime_shift(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, rng: &mut C
         if free(f, i) && rng.gen_bool(0.6) {
             move_to(f, i, day_in(last, rng.gen_range(from..=11), rng));
             f.used.insert(i);
-            ids.push(f.contracts[i].id.clone());
+            ids.push(f.contracts[i].id.to_string());
         }
     }
     vec![label(regime::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string()))]
@@ -415,12 +415,12 @@ fn cadences(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, r
                 move_to(f, i, start + Days::new(14 * k as u64));
                 reassign(&mut f.contracts[i], &mut f.metas[i], f.world, cat, supplier);
                 f.used.insert(i);
-                ids.push(f.contracts[i].id.clone());
+                ids.push(f.contracts[i].id.to_string());
             }
             *pair_count.entry((organ, cat, supplier)).or_default() += EVENTS;
             busy.insert((organ, year));
             let doc = f.world.pools[cat].suppliers[supplier].cnpj.clone();
-            out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc)));
+            out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc.to_string())));
             break;
         }
     }

@@ -103,7 +103,7 @@ pub fn contracts(
                 super::registry::SURNAMES[rng.gen_range(0..35)],
                 ["BRASIL", "NACIONAL", "CENTRAL", "UNIAO"][rng.gen_range(0..4)]
             );
-            let party = Party { name: name.clone(), document: cnpj.clone() };
+            let party = Party { name: name.clone().into(), document: cnpj.clone().into() };
             let mut first = None;
             for _ in 0..rng.gen_range(2..=4) {
                 let start = rng.gen_range(0..n);
@@ -158,10 +158,7 @@ pub fn contracts(
         let mut members: Vec<usize> = (2.min(pool.suppliers.len() - 1)..pool.suppliers.len()).collect();
         members.shuffle(rng);
         members.truncate(rng.gen_range(3..=4));
-        let parties: Vec<Party> = members
-            .iter()
-            .map(|&s| Party { name: pool.suppliers[s].name.clone(), document: pool.suppliers[s].cnpj.clone() })
-            .collect();
+        let parties: Vec<Party> = members.iter().map(|&s| pool.suppliers[s].party()).collect();
         for (j, &i) in cands.iter().enumerate() {
             f.used.insert(i);
             rel.own_biddings.insert(i);
@@ -199,7 +196,7 @@ pub fn biddings(
                 });
             }
             b.participants.shuffle(rng);
-            ids.push(b.id.clone());
+            ids.push(b.id.to_string());
             biddings.push(b);
         }
         out.push(Planted {
@@ -232,16 +229,13 @@ pub fn biddings(
         let mut picks: Vec<usize> = (3.min(pool.suppliers.len() - 1)..pool.suppliers.len()).collect();
         picks.shuffle(rng);
         picks.truncate(if rng.gen_bool(0.5) { 2 } else { 3 });
-        let mut members: Vec<Party> = picks
-            .iter()
-            .map(|&s| Party { name: pool.suppliers[s].name.clone(), document: pool.suppliers[s].cnpj.clone() })
-            .collect();
-        let Some(first) = members.first().and_then(|m| index.get(&m.document)).copied() else { continue };
+        let mut members: Vec<Party> = picks.iter().map(|&s| pool.suppliers[s].party()).collect();
+        let Some(first) = members.first().and_then(|m| index.get(m.document.as_str())).copied() else { continue };
         match g % 4 {
             0 => {
                 let p = partner(rng);
                 for m in &members {
-                    if let Some(&k) = index.get(&m.document) {
+                    if let Some(&k) = index.get(m.document.as_str()) {
                         profiles[k].partners.push(p.clone());
                     }
                 }
@@ -253,7 +247,7 @@ pub fn biddings(
                     rng.gen_range(40_000_000..49_999_999)
                 );
                 for m in &members {
-                    if let Some(&k) = index.get(&m.document) {
+                    if let Some(&k) = index.get(m.document.as_str()) {
                         profiles[k].phone.clone_from(&phone);
                     }
                 }
@@ -261,7 +255,7 @@ pub fn biddings(
             2 => {
                 let a = address(&profiles[first].address.city.clone(), rng);
                 for m in &members {
-                    if let Some(&k) = index.get(&m.document) {
+                    if let Some(&k) = index.get(m.document.as_str()) {
                         profiles[k].address = a.clone();
                     }
                 }
@@ -275,7 +269,7 @@ pub fn biddings(
                 p.phone = format!("{}", 6_130_000_000u64 + rng.gen_range(0..9_999_999u64));
                 profiles.push(p);
                 members.truncate(1);
-                members.push(Party { name: members[0].name.clone(), document: branch });
+                members.push(Party { name: members[0].name.clone(), document: branch.into() });
             }
         }
         for &k in &cands {
@@ -288,7 +282,7 @@ pub fn biddings(
                 }
             }
         }
-        let ids = members.iter().map(|m| m.document.clone()).collect();
+        let ids = members.iter().map(|m| m.document.to_string()).collect();
         out.push(Planted {
             detector: relationships::NAME,
             kind: AnomalyType::RelationshipAnomaly,
@@ -324,7 +318,7 @@ pub fn servants(
     }
     for _ in 0..per(n, 2500.0) {
         let c = &f.contracts[rng.gen_range(0..n)];
-        let Some(&p) = index.get(&c.supplier.document) else { continue };
+        let Some(&p) = index.get(c.supplier.document.as_str()) else { continue };
         let Some(list) = family.get(&organ_family(&c.organ.code)) else { continue };
         let Some(&s) = list.iter().filter(|k| !used_servants.contains(k)).collect::<Vec<_>>().choose(rng).copied()
         else {
@@ -341,8 +335,8 @@ pub fn servants(
         out.push(Planted {
             detector: relationships::NAME,
             kind: AnomalyType::RelationshipAnomaly,
-            record_ids: vec![sv.id.clone(), c.supplier.document.clone()],
-            entity_id: Some(c.supplier.document.clone()),
+            record_ids: vec![sv.id.clone(), c.supplier.document.clone().to_string()],
+            entity_id: Some(c.supplier.document.clone().to_string()),
         });
     }
     // Noise: partners of suppliers that never contracted with the servant's organ, homonyms.

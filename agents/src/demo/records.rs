@@ -30,6 +30,7 @@ use crate::model::bidding::{Bid, Bidding};
 use crate::model::contract::{Contract, Organ, Party, Unit};
 use crate::model::dataset::Dataset;
 use crate::model::expense::Expense;
+use crate::model::intern::ArcStr;
 
 /// The budget element (`elemento`) of a category: the nature of what is bought.
 pub fn element_of(c: Category) -> &'static str {
@@ -67,14 +68,14 @@ pub struct NewExpense<'a> {
     pub element: &'static str,
     /// Purchase modality.
     pub modality: &'a str,
-    /// Process number ("" for purchases without a contract).
-    pub process: &'a str,
+    /// Process number (empty for purchases without a contract).
+    pub process: ArcStr,
     /// Observation.
     pub observation: String,
 }
 
 /// Builds an expense document (`{UG}{gestão}{year}{NE|OB}{seq}`).
-pub fn expense(e: NewExpense<'_>) -> Expense {
+pub fn expense(world: &World, e: NewExpense<'_>) -> Expense {
     let mut id = String::with_capacity(23);
     id.push_str(&e.unit.code);
     id.push_str("00001");
@@ -82,21 +83,29 @@ pub fn expense(e: NewExpense<'_>) -> Expense {
     id.push_str(if e.phase == "Empenho" { "NE" } else { "OB" });
     push_uint(&mut id, e.seq as u64, 6);
     Expense {
-        id,
+        id: id.into(),
         date: Some(e.date),
-        phase: e.phase.to_string(),
-        kind: "Original".to_string(),
+        phase: world.text(e.phase),
+        kind: arcstr::literal!("Original"),
         payee: e.payee.clone(),
         value: (e.value * 100.0).round() / 100.0,
         unit: e.unit.clone(),
-        organ: Organ { code: e.organ.code.clone(), acronym: String::new(), name: e.organ.name.clone() },
+        organ: Organ { code: e.organ.code.clone(), acronym: arcstr::ArcStr::new(), name: e.organ.name.clone() },
         sub_organ: e.organ.code.clone(),
-        element: e.element.to_string(),
-        category: if capital(e.element) { "Despesas de Capital" } else { "Despesas Correntes" }.to_string(),
-        group: if capital(e.element) { "Investimentos" } else { "Outras Despesas Correntes" }.to_string(),
-        modality: e.modality.to_string(),
-        process_number: e.process.to_string(),
-        observation: e.observation,
+        element: world.text(e.element),
+        category: if capital(e.element) {
+            arcstr::literal!("Despesas de Capital")
+        } else {
+            arcstr::literal!("Despesas Correntes")
+        },
+        group: if capital(e.element) {
+            arcstr::literal!("Investimentos")
+        } else {
+            arcstr::literal!("Outras Despesas Correntes")
+        },
+        modality: world.text(e.modality),
+        process_number: e.process,
+        observation: e.observation.into(),
     }
 }
 
@@ -105,7 +114,8 @@ pub fn expense(e: NewExpense<'_>) -> Expense {
 pub fn bidding_for(c: &Contract, id: usize, others: Vec<Party>, rng: &mut ChaCha8Rng) -> Bidding {
     let signed = c.signed_on.unwrap_or(NaiveDate::MIN);
     let opened = signed - Days::new(rng.gen_range(20..70));
-    let mut participants = vec![Bid { bidder: c.supplier.clone(), value: Some(c.initial_value), winner: true }];
+    let mut participants = Vec::with_capacity(others.len() + 1);
+    participants.push(Bid { bidder: c.supplier.clone(), value: Some(c.initial_value), winner: true });
     for p in others {
         let v = (c.initial_value * rng.gen_range(1.01..1.45) * 100.0).round() / 100.0;
         participants.push(Bid { bidder: p, value: Some(v), winner: false });
@@ -113,24 +123,24 @@ pub fn bidding_for(c: &Contract, id: usize, others: Vec<Party>, rng: &mut ChaCha
     let k = rng.gen_range(0..participants.len());
     participants.swap(0, k);
     Bidding {
-        id: (300_000_000 + id).to_string(),
-        number: format!("{:05}{}", rng.gen_range(1..99_999u32), signed.year()),
+        id: (300_000_000 + id).to_string().into(),
+        number: arcstr::format!("{:05}{}", rng.gen_range(1..99_999u32), signed.year()),
         object: c.object.clone(),
         process_number: c.process_number.clone(),
         modality: if legal::modality(&c.modality) == legal::Modality::Pregao && rng.gen_bool(0.3) {
-            "Pregão - Registro de Preço".to_string()
+            arcstr::literal!("Pregão - Registro de Preço")
         } else {
             c.modality.clone()
         },
-        situation: "Publicado".to_string(),
+        situation: arcstr::literal!("Publicado"),
         opened_on: Some(opened),
         result_on: Some(signed - Days::new(rng.gen_range(1..15))),
         published_on: Some(opened - Days::new(rng.gen_range(8..15))),
         value: 0.0,
         unit: c.unit.clone(),
         organ: c.organ.clone(),
-        uf: String::new(),
-        municipality: String::new(),
+        uf: arcstr::ArcStr::new(),
+        municipality: arcstr::ArcStr::new(),
         participants,
     }
 }
@@ -148,10 +158,7 @@ pub fn losers(world: &World, m: &Meta, winner: &str, k: usize, rng: &mut ChaCha8
             picked.push(s);
         }
     }
-    picked
-        .into_iter()
-        .map(|s| Party { name: pool.suppliers[s].name.clone(), document: pool.suppliers[s].cnpj.clone() })
-        .collect()
+    picked.into_iter().map(|s| pool.suppliers[s].party()).collect()
 }
 
 /// Contracts per chunk of the parallel passes; each chunk has its own generator, so the output
@@ -216,7 +223,7 @@ fn biddings(f: &Field<'_>, skip: &HashSet<usize>, seed: u64) -> (Vec<Bidding>, V
         .into_iter()
         .enumerate()
         .map(|(k, (mut b, cat))| {
-            b.id = (300_000_000 + k).to_string();
+            b.id = (300_000_000 + k).to_string().into();
             cats.push(cat);
             b
         })
@@ -240,35 +247,41 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
             let element = element_of(PROFILES[f.metas[i].cat].category);
             let date = signed + Days::new(rng.gen_range(0..20));
             let value = c.initial_value * rng.gen_range(0.3..1.0);
-            out.push(expense(NewExpense {
-                seq,
-                phase: "Empenho",
-                date,
-                payee: &c.supplier,
-                value,
-                unit: &c.unit,
-                organ: &c.organ,
-                element,
-                modality: &c.modality,
-                process: &c.process_number,
-                observation: format!("EMPENHO REF. CONTRATO {}", c.number),
-            }));
-            seq += 1;
-            if u < 0.1 {
-                let paid = date + Days::new(rng.gen_range(20..60));
-                out.push(expense(NewExpense {
+            out.push(expense(
+                f.world,
+                NewExpense {
                     seq,
-                    phase: "Pagamento",
-                    date: paid,
+                    phase: "Empenho",
+                    date,
                     payee: &c.supplier,
-                    value: value * rng.gen_range(0.5..1.0),
+                    value,
                     unit: &c.unit,
                     organ: &c.organ,
                     element,
                     modality: &c.modality,
-                    process: &c.process_number,
-                    observation: format!("PAGAMENTO REF. CONTRATO {}", c.number),
-                }));
+                    process: c.process_number.clone(),
+                    observation: format!("EMPENHO REF. CONTRATO {}", c.number),
+                },
+            ));
+            seq += 1;
+            if u < 0.1 {
+                let paid = date + Days::new(rng.gen_range(20..60));
+                out.push(expense(
+                    f.world,
+                    NewExpense {
+                        seq,
+                        phase: "Pagamento",
+                        date: paid,
+                        payee: &c.supplier,
+                        value: value * rng.gen_range(0.5..1.0),
+                        unit: &c.unit,
+                        organ: &c.organ,
+                        element,
+                        modality: &c.modality,
+                        process: c.process_number.clone(),
+                        observation: format!("PAGAMENTO REF. CONTRATO {}", c.number),
+                    },
+                ));
                 seq += 1;
             }
         }
@@ -295,26 +308,28 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
             z = rng.sample(StandardNormal);
             value = 5_000.0 * (0.8 * z).exp();
         }
-        let party = Party { name: s.name.clone(), document: s.cnpj.clone() };
-        let unit = Unit { code: u.code.to_string(), name: u.name.to_string() };
-        let organ =
-            Organ { code: info.code.to_string(), acronym: info.acronym.to_string(), name: info.name.to_string() };
-        out.push(expense(NewExpense {
-            seq: *seq,
-            phase: "Empenho",
-            date,
-            payee: &party,
-            value: value.max(50.0),
-            unit: &unit,
-            organ: &organ,
-            element: element_of(PROFILES[cat].category),
-            modality: "Dispensa de Licitação",
-            process: "",
-            observation: format!(
-                "AQUISIÇÃO DE {} POR DISPENSA DE PEQUENO VALOR",
-                PROFILES[cat].category.label().to_uppercase()
-            ),
-        }));
+        let party = s.party();
+        let unit = f.world.unit(u);
+        let organ = f.world.organ(info);
+        out.push(expense(
+            f.world,
+            NewExpense {
+                seq: *seq,
+                phase: "Empenho",
+                date,
+                payee: &party,
+                value: value.max(50.0),
+                unit: &unit,
+                organ: &organ,
+                element: element_of(PROFILES[cat].category),
+                modality: "Dispensa de Licitação",
+                process: ArcStr::new(),
+                observation: format!(
+                    "AQUISIÇÃO DE {} POR DISPENSA DE PEQUENO VALOR",
+                    PROFILES[cat].category.label().to_uppercase()
+                ),
+            },
+        ));
         *seq += 1;
     }
     out
@@ -336,8 +351,9 @@ fn agreements(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Vec<Agreement> {
                 object: format!("APOIO A PROJETO MUNICIPAL EM {} - {}", unit.city, info.acronym),
                 situation: "EM EXECUÇÃO".into(),
                 grantee: Party {
-                    name: format!("MUNICIPIO DE {}", unit.city),
-                    document: crate::model::cnpj::cnpj_from_parts(10_000_000 + rng.gen_range(0..80_000_000), 1),
+                    name: arcstr::format!("MUNICIPIO DE {}", unit.city),
+                    document: (crate::model::cnpj::cnpj_from_parts(10_000_000 + rng.gen_range(0..80_000_000), 1))
+                        .into(),
                 },
                 organ: Organ { code: info.code.into(), acronym: info.acronym.into(), name: info.name.into() },
                 value,

@@ -225,8 +225,8 @@ pub fn profiles(world: &World, rng: &mut ChaCha8Rng) -> Vec<SupplierProfile> {
                 date_between(old_from, old_to, rng)
             };
             out.push(SupplierProfile {
-                cnpj: s.cnpj.clone(),
-                name: s.name.clone(),
+                cnpj: s.cnpj.clone().to_string(),
+                name: s.name.clone().to_string(),
                 opened_on: Some(opened),
                 status: "ATIVA".into(),
                 cnae: format!("{:07}", rng.gen_range(1_000_000..9_999_999)),
@@ -269,7 +269,11 @@ pub fn servants(world: &World, contracts: usize, rng: &mut ChaCha8Rng) -> Vec<Se
                 id: (1_000_000 + k * 13 + rng.gen_range(0..13)).to_string(),
                 cpf: portal_mask(&middle),
                 name: person_name(rng),
-                organ: crate::model::contract::Organ { code, acronym: organ.acronym.into(), name: organ.name.into() },
+                organ: crate::model::contract::Organ {
+                    code: code.into(),
+                    acronym: organ.acronym.into(),
+                    name: organ.name.into(),
+                },
                 exercise_organ: organ.code.into(),
                 situation: "ATIVO PERMANENTE".into(),
                 kind: "Civil".into(),

@@ -9,14 +9,23 @@ use rand_chacha::ChaCha8Rng;
 
 use super::catalog::{NAME_WORDS, PROFILES};
 use crate::model::cnpj::cnpj_from_parts;
+use crate::model::contract::Party;
+use crate::model::intern::ArcStr;
 
 /// One company.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Supplier {
     /// Company name.
-    pub name: String,
+    pub name: ArcStr,
     /// CNPJ, 14 digits, valid check digits.
-    pub cnpj: String,
+    pub cnpj: ArcStr,
+}
+
+impl Supplier {
+    /// The company as a contract's party (sharing its texts).
+    pub fn party(&self) -> Party {
+        Party { name: self.name.clone(), document: self.cnpj.clone() }
+    }
 }
 
 /// The suppliers of one category, most popular first.
@@ -70,7 +79,7 @@ pub fn pools(seed: u64, size: usize) -> Vec<Pool> {
                         format!("{} {}", NAME_WORDS[(k + 7 * c) % w], NAME_WORDS[(k / w + 3 * c + k) % w])
                     };
                     let pattern = profile.supplier_patterns[k % profile.supplier_patterns.len()];
-                    Supplier { name: pattern.replace("{N}", &word), cnpj: cnpj_from_parts(root, 1) }
+                    Supplier { name: pattern.replace("{N}", &word).into(), cnpj: cnpj_from_parts(root, 1).into() }
                 })
                 .collect();
             let weights: Vec<f64> = (0..size).map(|k| 1.0 / ((k + 1) as f64).powf(ZIPF)).collect();

@@ -43,7 +43,7 @@ fn records_look_like_upstream_contracts() {
         assert!(crate::organs::organ_by_code(&c.organ.code).is_some());
         assert_eq!(c.unit.code.len(), 6);
         assert!(c.number.ends_with(&format!("/{}", c.signed_on.unwrap().year())));
-        assert!(c.process_number.starts_with(&c.organ.code));
+        assert!(c.process_number.starts_with(c.organ.code.as_str()));
         assert!(c.value() > 0.0 && c.final_value >= c.initial_value);
         // Dates out of order and generic objects are planted on purpose (date_inconsistency,
         // vague_object).

@@ -27,6 +27,7 @@ use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::bidding::Bidding;
 use crate::model::dataset::Dataset;
+use crate::model::intern::ArcStr;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
 
@@ -62,7 +63,7 @@ pub struct SetStats {
     /// Biddings of the set.
     pub recurrences: usize,
     /// Wins per member.
-    pub wins: BTreeMap<String, usize>,
+    pub wins: BTreeMap<ArcStr, usize>,
     /// Runner-up gaps over the winner, per bidding with values.
     pub gaps: Vec<f64>,
     /// Whether every loser bid above the winner in every bidding with values.

@@ -6,24 +6,24 @@ use crate::model::contract::{Organ, Party, Unit};
 
 fn bidding(id: usize, bids: &[(&str, f64)], winner: &str) -> Bidding {
     Bidding {
-        id: id.to_string(),
-        number: String::new(),
+        id: id.to_string().into(),
+        number: ArcStr::new(),
         object: "AQUISIÇÃO DE MEDICAMENTOS".into(),
-        process_number: String::new(),
+        process_number: ArcStr::new(),
         modality: "Pregão".into(),
-        situation: String::new(),
+        situation: ArcStr::new(),
         opened_on: None,
         result_on: None,
         published_on: None,
         value: 0.0,
         unit: Unit::default(),
-        organ: Organ { code: "36000".into(), acronym: String::new(), name: "MS".into() },
-        uf: String::new(),
-        municipality: String::new(),
+        organ: Organ { code: "36000".into(), acronym: ArcStr::new(), name: "MS".into() },
+        uf: ArcStr::new(),
+        municipality: ArcStr::new(),
         participants: bids
             .iter()
             .map(|(d, v)| Bid {
-                bidder: Party { name: format!("E{d}"), document: (*d).into() },
+                bidder: Party { name: arcstr::format!("E{d}"), document: (*d).into() },
                 value: Some(*v),
                 winner: *d == winner,
             })

@@ -54,23 +54,23 @@ pub fn ramp(x: f64, x0: f64, y0: f64, x1: f64, y1: f64) -> f64 {
 
 /// `{type: "contract", id, name}` for a contract.
 pub fn contract_ref(c: &Contract) -> EntityRef {
-    EntityRef::new("contract", c.id.clone(), c.display_name())
+    EntityRef::new("contract", c.id.to_string(), c.display_name())
 }
 
 /// `{type: "supplier", id: CNPJ (14 digits) or CPF, name}`.
 pub fn supplier_ref(c: &Contract) -> EntityRef {
-    EntityRef::new("supplier", c.supplier.document.clone(), c.supplier.name.clone())
+    EntityRef::new("supplier", c.supplier.document.to_string(), c.supplier.name.to_string())
 }
 
 /// `{type: "organ", id: SIAFI code, name}`; the name falls back to the organ table.
 pub fn organ_ref(c: &Contract) -> EntityRef {
-    EntityRef::new("organ", c.organ.code.clone(), organ_name(c))
+    EntityRef::new("organ", c.organ.code.to_string(), organ_name(c))
 }
 
 /// The organ's name as the record gives it, else from the organ table, else its code.
 pub fn organ_name(c: &Contract) -> String {
     if !c.organ.name.is_empty() {
-        c.organ.name.clone()
+        c.organ.name.clone().to_string()
     } else if let Some(o) = organ_by_code(&c.organ.code) {
         o.name.to_string()
     } else {

@@ -117,7 +117,7 @@ fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -
     Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
-        key: c.id.clone(),
+        key: c.id.clone().to_string(),
         confidence,
         at_stake: c.value(),
         threshold: found[0].2,

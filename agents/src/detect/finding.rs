@@ -19,12 +19,12 @@ use crate::model::servant::Servant;
 
 /// `{type: "bidding", id, name}`.
 pub fn bidding_ref(b: &Bidding) -> EntityRef {
-    EntityRef::new("bidding", b.id.clone(), b.display_name())
+    EntityRef::new("bidding", b.id.to_string(), b.display_name())
 }
 
 /// `{type: "expense", id: documento, name}`.
 pub fn expense_ref(e: &Expense) -> EntityRef {
-    EntityRef::new("expense", e.id.clone(), e.display_name())
+    EntityRef::new("expense", e.id.to_string(), e.display_name())
 }
 
 /// `{type: "servant", id, name}`.

@@ -196,7 +196,7 @@ fn anomaly(
     Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
-        key: c.id.clone(),
+        key: c.id.clone().to_string(),
         confidence,
         at_stake: c.value(),
         threshold: round4(t),

@@ -83,7 +83,7 @@ fn equal_or_evenly_spread_prices_raise_nothing_at_the_defaults() {
 fn small_peer_groups_fall_back_to_the_category_then_to_all_contracts() {
     let mut cs = medicines(40);
     let mut odd = contract("555", "AQUISIÇÃO DE MEDICAMENTOS", "00000000000555", "36000", 2_000_000.0, (2024, 1, 9));
-    odd.modality = "Dispensa de Licitação".to_string();
+    odd.modality = arcstr::literal!("Dispensa de Licitação");
     cs.push(odd);
     let found = run(cs, &DetectionParams::default());
     assert_eq!(found.len(), 1);

@@ -177,7 +177,7 @@ fn networks(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Ve
                 events.entry((g, c.organ.code.as_str())).or_default().push((
                     d,
                     c.supplier.document.as_str(),
-                    c.id.clone(),
+                    c.id.clone().to_string(),
                 ));
             }
         }
@@ -186,7 +186,7 @@ fn networks(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Ve
                 events.entry((g, e.organ.code.as_str())).or_default().push((
                     d,
                     e.payee.document.as_str(),
-                    e.id.clone(),
+                    e.id.clone().to_string(),
                 ));
             }
         }

@@ -27,24 +27,24 @@ fn profile(root: u32, phone: &str, door: &str) -> SupplierProfile {
 fn bidding(id: &str, docs: &[String]) -> Bidding {
     Bidding {
         id: id.into(),
-        number: String::new(),
+        number: arcstr::ArcStr::new(),
         object: "X".into(),
-        process_number: String::new(),
+        process_number: arcstr::ArcStr::new(),
         modality: "Pregão".into(),
-        situation: String::new(),
+        situation: arcstr::ArcStr::new(),
         opened_on: None,
         result_on: None,
         published_on: None,
         value: 0.0,
         unit: Unit::default(),
         organ: Organ::default(),
-        uf: String::new(),
-        municipality: String::new(),
+        uf: arcstr::ArcStr::new(),
+        municipality: arcstr::ArcStr::new(),
         participants: docs
             .iter()
             .enumerate()
             .map(|(k, d)| Bid {
-                bidder: Party { name: d.clone(), document: d.clone() },
+                bidder: Party { name: d.clone().into(), document: d.clone().into() },
                 value: Some(100.0 + k as f64),
                 winner: k == 0,
             })
@@ -99,7 +99,7 @@ fn a_servant_who_is_a_partner_of_a_supplier_of_the_own_organ_is_reported() {
         id: id.into(),
         cpf: cpf.into(),
         name: name.into(),
-        organ: Organ { code: organ.into(), acronym: String::new(), name: "ORGAO".into() },
+        organ: Organ { code: organ.into(), acronym: arcstr::ArcStr::new(), name: "ORGAO".into() },
         exercise_organ: organ.into(),
         situation: String::new(),
         kind: String::new(),

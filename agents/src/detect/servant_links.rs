@@ -72,7 +72,8 @@ pub(super) fn servants(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -
         }
         let value: f64 = own.iter().map(|&i| ds.contracts[i].value()).sum();
         let organ = &ds.contracts[own[0]].organ;
-        let mut related = vec![profile_ref(pr), EntityRef::new("organ", organ.code.clone(), organ.name.clone())];
+        let mut related =
+            vec![profile_ref(pr), EntityRef::new("organ", organ.code.to_string(), organ.name.to_string())];
         related.extend(own.iter().take(50).map(|&i| contract_ref(&ds.contracts[i])));
         let pt = format!(
             "{} (CPF {}), servidor(a) lotado(a) em {} ({}), aparece como sócio(a) de {} (CNPJ {}), que tem {} contratos com o próprio órgão, somando {}. É um possível conflito de interesses.",

@@ -188,7 +188,7 @@ fn anomaly(
     }
     data_points.push(point("dispensa_limit", limit, Some(year.to_string())));
     let mut related: Vec<EntityRef> = run.iter().map(|e| expense_ref(e)).collect();
-    related.push(EntityRef::new("organ", first.organ.code.clone(), first.organ.name.clone()));
+    related.push(EntityRef::new("organ", first.organ.code.to_string(), first.organ.name.to_string()));
     let name = &first.payee.name;
     let pt = format!(
         "A unidade {} ({}) comprou de {} por dispensa {} vezes em {} dias ({}), somando {}, acima do limite de {} de {} para {} ({}); cada compra ficou abaixo do limite.",

@@ -14,14 +14,14 @@ fn empenho(id: &str, day: u64, value: f64, process: &str) -> Expense {
         payee: Party { name: "POSTO X".into(), document: "11222333000181".into() },
         value,
         unit: Unit { code: "250005".into(), name: "UG".into() },
-        organ: Organ { code: "36000".into(), acronym: String::new(), name: "MS".into() },
+        organ: Organ { code: "36000".into(), acronym: arcstr::ArcStr::new(), name: "MS".into() },
         sub_organ: "36000".into(),
         element: "30 - Material de Consumo".into(),
-        category: String::new(),
-        group: String::new(),
+        category: arcstr::ArcStr::new(),
+        group: arcstr::ArcStr::new(),
         modality: "Dispensa de Licitação".into(),
         process_number: process.into(),
-        observation: String::new(),
+        observation: arcstr::ArcStr::new(),
     }
 }
 

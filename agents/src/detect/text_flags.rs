@@ -145,7 +145,7 @@ fn vague(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
     Finding {
         detector: VAGUE,
         kind: AnomalyType::PatternAnomaly,
-        key: c.id.clone(),
+        key: c.id.clone().to_string(),
         confidence,
         at_stake: c.value(),
         threshold: round4(w),
@@ -215,7 +215,7 @@ fn brand(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
     Finding {
         detector: BRAND,
         kind: AnomalyType::ComplianceViolation,
-        key: c.id.clone(),
+        key: c.id.clone().to_string(),
         confidence,
         at_stake: c.value(),
         threshold: round4(b),

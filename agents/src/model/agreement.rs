@@ -50,9 +50,17 @@ pub fn agreement_from_upstream(index: usize, v: &Value) -> Result<Agreement, Rec
     let r = Reader::new(index, v, "id")?;
     let max = r.text("orgao.orgaoMaximo.codigo");
     let organ = if max.is_empty() {
-        Organ { code: r.text("orgao.codigoSIAFI"), acronym: r.text("orgao.sigla"), name: r.text("orgao.nome") }
+        Organ {
+            code: r.text("orgao.codigoSIAFI").into(),
+            acronym: r.text("orgao.sigla").into(),
+            name: r.text("orgao.nome").into(),
+        }
     } else {
-        Organ { code: max, acronym: r.text("orgao.orgaoMaximo.sigla"), name: r.text("orgao.orgaoMaximo.nome") }
+        Organ {
+            code: max.into(),
+            acronym: r.text("orgao.orgaoMaximo.sigla").into(),
+            name: r.text("orgao.orgaoMaximo.nome").into(),
+        }
     };
     let (sigla, nome) = (r.text("municipioConvenente.uf.sigla"), r.text("municipioConvenente.uf.nome"));
     let uf = if nome.chars().count() == 2 { nome } else { sigla };
@@ -61,8 +69,8 @@ pub fn agreement_from_upstream(index: usize, v: &Value) -> Result<Agreement, Rec
         object: r.text("dimConvenio.objeto"),
         situation: r.text("situacao"),
         grantee: Party {
-            name: r.text_any(&["convenente.nome", "convenente.razaoSocialReceita"]),
-            document: r.document(&["convenente.cnpjFormatado", "convenente.cpfFormatado"])?,
+            name: r.text_any(&["convenente.nome", "convenente.razaoSocialReceita"]).into(),
+            document: r.document(&["convenente.cnpjFormatado", "convenente.cpfFormatado"])?.into(),
         },
         organ,
         value: r.money("valor")?.unwrap_or(0.0),

@@ -14,6 +14,8 @@
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
+
+use super::intern::{ArcStr, Interner};
 use serde_json::{Value, json};
 
 use super::contract::{Organ, Party, Unit};
@@ -35,17 +37,17 @@ pub struct Bid {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bidding {
     /// Upstream `id`, as a string.
-    pub id: String,
+    pub id: ArcStr,
     /// `licitacao.numero`.
-    pub number: String,
+    pub number: ArcStr,
     /// `licitacao.objeto`.
-    pub object: String,
+    pub object: ArcStr,
     /// `licitacao.numeroProcesso`: the key shared with the contracts it led to.
-    pub process_number: String,
+    pub process_number: ArcStr,
     /// `modalidadeLicitacao` ("Pregão", "Concorrência", ...).
-    pub modality: String,
+    pub modality: ArcStr,
     /// `situacaoCompra`.
-    pub situation: String,
+    pub situation: ArcStr,
     /// `dataAbertura`.
     pub opened_on: Option<NaiveDate>,
     /// `dataResultadoCompra`.
@@ -59,14 +61,26 @@ pub struct Bidding {
     /// `unidadeGestora.orgaoMaximo`.
     pub organ: Organ,
     /// Two-letter state of `municipio.uf` (real data swaps `sigla` and `nome`).
-    pub uf: String,
+    pub uf: ArcStr,
     /// `municipio.nomeIBGE`.
-    pub municipality: String,
+    pub municipality: ArcStr,
     /// The bids (`participantes`, see the module doc).
     pub participants: Vec<Bid>,
 }
 
 impl Bidding {
+    /// Shares the texts that repeat across biddings (organ, unit, modality, situation, place,
+    /// bidders) through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        self.unit.share_text(interner);
+        self.organ.share_text(interner);
+        for text in [&mut self.modality, &mut self.situation, &mut self.uf, &mut self.municipality] {
+            interner.share(text);
+        }
+        for bid in &mut self.participants {
+            bid.bidder.share_text(interner);
+        }
+    }
     /// The winning bid, if one is flagged.
     pub fn winner(&self) -> Option<&Bid> {
         self.participants.iter().find(|b| b.winner)
@@ -81,17 +95,17 @@ impl Bidding {
 /// The organ of a `unidadeGestora` object: `orgaoMaximo`, else `orgaoVinculado`.
 pub(crate) fn organ_of(r: &Reader<'_>, ug: &str) -> Organ {
     let max = Organ {
-        code: r.text(&format!("{ug}.orgaoMaximo.codigo")),
-        acronym: r.text(&format!("{ug}.orgaoMaximo.sigla")),
-        name: r.text(&format!("{ug}.orgaoMaximo.nome")),
+        code: r.text(&format!("{ug}.orgaoMaximo.codigo")).into(),
+        acronym: r.text(&format!("{ug}.orgaoMaximo.sigla")).into(),
+        name: r.text(&format!("{ug}.orgaoMaximo.nome")).into(),
     };
     if !max.code.is_empty() {
         return max;
     }
     Organ {
-        code: r.text(&format!("{ug}.orgaoVinculado.codigoSIAFI")),
-        acronym: r.text(&format!("{ug}.orgaoVinculado.sigla")),
-        name: r.text(&format!("{ug}.orgaoVinculado.nome")),
+        code: r.text(&format!("{ug}.orgaoVinculado.codigoSIAFI")).into(),
+        acronym: r.text(&format!("{ug}.orgaoVinculado.sigla")).into(),
+        name: r.text(&format!("{ug}.orgaoVinculado.nome")).into(),
     }
 }
 
@@ -144,24 +158,24 @@ pub fn bidding_from_upstream(index: usize, v: &Value) -> Result<Bidding, RecordE
             .flatten()
             .unwrap_or(false);
         let name = p.text_any(&["p.nomeParticipante", "p.nome", "p.razaoSocial"]);
-        participants.push(Bid { bidder: Party { name, document: doc }, value, winner });
+        participants.push(Bid { bidder: Party { name: name.into(), document: doc.into() }, value, winner });
     }
     Ok(Bidding {
-        number: r.text("licitacao.numero"),
-        object: r.text("licitacao.objeto"),
-        process_number: r.text("licitacao.numeroProcesso"),
-        modality: r.text("modalidadeLicitacao"),
-        situation: r.text("situacaoCompra"),
+        number: r.text("licitacao.numero").into(),
+        object: r.text("licitacao.objeto").into(),
+        process_number: r.text("licitacao.numeroProcesso").into(),
+        modality: r.text("modalidadeLicitacao").into(),
+        situation: r.text("situacaoCompra").into(),
         opened_on: r.date("dataAbertura")?,
         result_on: r.date("dataResultadoCompra")?,
         published_on: r.date("dataPublicacao")?,
         value: r.money("valor")?.unwrap_or(0.0),
-        unit: Unit { code: r.text("unidadeGestora.codigo"), name: r.text("unidadeGestora.nome") },
+        unit: Unit { code: r.text("unidadeGestora.codigo").into(), name: r.text("unidadeGestora.nome").into() },
         organ: organ_of(&r, "unidadeGestora"),
-        uf,
-        municipality: r.text("municipio.nomeIBGE"),
+        uf: uf.into(),
+        municipality: r.text("municipio.nomeIBGE").into(),
         participants,
-        id: r.id(),
+        id: r.id().into(),
     })
 }
 

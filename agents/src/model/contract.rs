@@ -4,16 +4,23 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use super::intern::{ArcStr, Interner};
+
 /// The supplier (`fornecedor`, a Pessoa upstream).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Party {
     /// `nome` (or `razaoSocialReceita` when `nome` is empty).
-    pub name: String,
+    pub name: ArcStr,
     /// CNPJ as 14 digits, or the CPF as given (possibly masked), or "" when unknown.
-    pub document: String,
+    pub document: ArcStr,
 }
 
 impl Party {
+    /// Shares its texts through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        interner.share(&mut self.name);
+        interner.share(&mut self.document);
+    }
     /// The 8-digit CNPJ root (the company, across its branches), if the document is a CNPJ.
     pub fn cnpj_root(&self) -> Option<&str> {
         (self.document.len() == 14).then(|| &self.document[..8])
@@ -24,39 +31,56 @@ impl Party {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Organ {
     /// SIAFI "órgão superior" code, 5 digits (e.g. `36000` Saúde).
-    pub code: String,
+    pub code: ArcStr,
     /// `sigla`, often empty upstream.
-    pub acronym: String,
+    pub acronym: ArcStr,
     /// `nome`.
-    pub name: String,
+    pub name: ArcStr,
+}
+
+impl Organ {
+    /// Shares its texts through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        interner.share(&mut self.code);
+        interner.share(&mut self.acronym);
+        interner.share(&mut self.name);
+    }
 }
 
 /// The managing unit (`unidadeGestora`): 6-digit UG code and name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Unit {
     /// 6-digit UG code.
-    pub code: String,
+    pub code: ArcStr,
     /// Name.
-    pub name: String,
+    pub name: ArcStr,
+}
+
+impl Unit {
+    /// Shares its texts through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        interner.share(&mut self.code);
+        interner.share(&mut self.name);
+    }
 }
 
 /// One contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Contract {
     /// Upstream `id` (an integer upstream), as a string.
-    pub id: String,
+    pub id: ArcStr,
     /// `numero`.
-    pub number: String,
+    pub number: ArcStr,
     /// `objeto`: free text.
-    pub object: String,
+    pub object: ArcStr,
     /// `numeroProcesso`.
-    pub process_number: String,
+    pub process_number: ArcStr,
     /// `fundamentoLegal`.
-    pub legal_basis: String,
+    pub legal_basis: ArcStr,
     /// `situacaoContrato`.
-    pub situation: String,
+    pub situation: ArcStr,
     /// `modalidadeCompra` ("Pregão", "Dispensa de Licitação", ...).
-    pub modality: String,
+    pub modality: ArcStr,
     /// `fornecedor`.
     pub supplier: Party,
     /// `unidadeGestora`.
@@ -78,6 +102,16 @@ pub struct Contract {
 }
 
 impl Contract {
+    /// Shares the texts that repeat across contracts (parties, organ, unit, modality, legal
+    /// basis, situation) through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        self.supplier.share_text(interner);
+        self.unit.share_text(interner);
+        self.organ.share_text(interner);
+        interner.share(&mut self.legal_basis);
+        interner.share(&mut self.situation);
+        interner.share(&mut self.modality);
+    }
     /// The value to analyse: the final value when known, else the initial one.
     pub fn value(&self) -> f64 {
         if self.final_value > 0.0 { self.final_value } else { self.initial_value }

@@ -6,6 +6,7 @@ use super::agreement::Agreement;
 use super::bidding::Bidding;
 use super::contract::Contract;
 use super::expense::Expense;
+use super::intern::Interner;
 use super::registry_facts::SupplierProfile;
 use super::sanction::Sanction;
 use super::servant::Servant;
@@ -50,6 +51,41 @@ impl Dataset {
             + self.servants.len()
             + self.suppliers.len()
             + self.sanctions.len()
+    }
+    /// Makes the texts that repeat across records (organs, units, suppliers, modalities, ...)
+    /// one shared allocation each, and drops spare vector capacity: what a dataset assembled
+    /// from parsed records does before it is analysed or kept.
+    pub fn share_text(&mut self) {
+        let mut interner = Interner::new();
+        for c in &mut self.contracts {
+            c.share_text(&mut interner);
+        }
+        for b in &mut self.biddings {
+            b.share_text(&mut interner);
+        }
+        for e in &mut self.expenses {
+            e.share_text(&mut interner);
+        }
+        for a in &mut self.agreements {
+            a.grantee.share_text(&mut interner);
+            a.organ.share_text(&mut interner);
+        }
+        self.shrink_to_fit();
+    }
+    /// Drops spare capacity of every record vector.
+    pub fn shrink_to_fit(&mut self) {
+        self.contracts.shrink_to_fit();
+        self.biddings.shrink_to_fit();
+        self.expenses.shrink_to_fit();
+        self.agreements.shrink_to_fit();
+        self.servants.shrink_to_fit();
+        self.suppliers.shrink_to_fit();
+        self.sanctions.shrink_to_fit();
+    }
+    /// Number of spending records (contracts, biddings, expenses, agreements), without the
+    /// reference data (servants, registry facts, sanctions) they are checked against.
+    pub fn spending_len(&self) -> usize {
+        self.contracts.len() + self.biddings.len() + self.expenses.len() + self.agreements.len()
     }
     /// Whether there are no records at all.
     pub fn is_empty(&self) -> bool {

@@ -4,6 +4,8 @@
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
+
+use super::intern::{ArcStr, Interner};
 use serde_json::{Value, json};
 
 use super::contract::{Organ, Party, Unit};
@@ -14,13 +16,13 @@ use super::upstream::RecordError;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Expense {
     /// `documento` (UG + gestão + year + type + number, e.g. `257001000012024NE000123`).
-    pub id: String,
+    pub id: ArcStr,
     /// `data` (emission date).
     pub date: Option<NaiveDate>,
     /// `fase`: "Empenho", "Liquidação" or "Pagamento".
-    pub phase: String,
+    pub phase: ArcStr,
     /// `especie` ("Original", "Reforço", "Anulação").
-    pub kind: String,
+    pub kind: ArcStr,
     /// `codigoFavorecido` / `nomeFavorecido` (a CNPJ as 14 digits, a masked CPF as given).
     pub payee: Party,
     /// `valor` in R$.
@@ -30,23 +32,42 @@ pub struct Expense {
     /// `codigoOrgaoSuperior` / `orgaoSuperior` (SIAFI "órgão superior").
     pub organ: Organ,
     /// `codigoOrgao`: the subordinate organ.
-    pub sub_organ: String,
+    pub sub_organ: ArcStr,
     /// `elemento` ("30 - Material de Consumo", "39 - Outros Serviços de Terceiros - PJ", ...):
     /// the nature of what is bought, the key of "objects of the same nature" for splitting.
-    pub element: String,
+    pub element: ArcStr,
     /// `categoria` ("Despesas Correntes", "Despesas de Capital").
-    pub category: String,
+    pub category: ArcStr,
     /// `grupo`.
-    pub group: String,
+    pub group: ArcStr,
     /// `modalidade` of the purchase ("Dispensa de Licitação", "Pregão", "Não se Aplica").
-    pub modality: String,
+    pub modality: ArcStr,
     /// `numeroProcesso`: shared with the contract it pays, when there is one.
-    pub process_number: String,
+    pub process_number: ArcStr,
     /// `observacao`: free text.
-    pub observation: String,
+    pub observation: ArcStr,
 }
 
 impl Expense {
+    /// Shares the texts that repeat across expenses (payee, organ, unit, classification,
+    /// modality) through `interner`.
+    pub fn share_text(&mut self, interner: &mut Interner) {
+        self.payee.share_text(interner);
+        self.unit.share_text(interner);
+        self.organ.share_text(interner);
+        let texts = [
+            &mut self.phase,
+            &mut self.kind,
+            &mut self.sub_organ,
+            &mut self.element,
+            &mut self.category,
+            &mut self.group,
+            &mut self.modality,
+        ];
+        for text in texts {
+            interner.share(text);
+        }
+    }
     /// Whether this is a commitment (empenho), the phase that records the purchase.
     pub fn is_commitment(&self) -> bool {
         self.phase.starts_with("Empenho") || self.phase == "1" || crate::text::fold(&self.phase).starts_with("empenho")
@@ -74,23 +95,27 @@ pub fn expense_from_upstream(index: usize, v: &Value) -> Result<Expense, RecordE
     };
     Ok(Expense {
         date: r.date("data")?,
-        phase: r.text("fase"),
-        kind: r.text("especie"),
+        phase: r.text("fase").into(),
+        kind: r.text("especie").into(),
         payee: Party {
-            name: r.text("nomeFavorecido"),
-            document: r.document(&["codigoFavorecido"]).unwrap_or_else(|_| r.text("codigoFavorecido")),
+            name: r.text("nomeFavorecido").into(),
+            document: r.document(&["codigoFavorecido"]).unwrap_or_else(|_| r.text("codigoFavorecido")).into(),
         },
         value,
-        unit: Unit { code: r.text("codigoUg"), name: r.text("ug") },
-        organ: Organ { code: r.text("codigoOrgaoSuperior"), acronym: String::new(), name: r.text("orgaoSuperior") },
-        sub_organ: r.text("codigoOrgao"),
-        element: r.text("elemento"),
-        category: r.text("categoria"),
-        group: r.text("grupo"),
-        modality: r.text("modalidade"),
-        process_number: r.text("numeroProcesso"),
-        observation: r.text("observacao"),
-        id: r.id(),
+        unit: Unit { code: r.text("codigoUg").into(), name: r.text("ug").into() },
+        organ: Organ {
+            code: r.text("codigoOrgaoSuperior").into(),
+            acronym: ArcStr::new(),
+            name: r.text("orgaoSuperior").into(),
+        },
+        sub_organ: r.text("codigoOrgao").into(),
+        element: r.text("elemento").into(),
+        category: r.text("categoria").into(),
+        group: r.text("grupo").into(),
+        modality: r.text("modalidade").into(),
+        process_number: r.text("numeroProcesso").into(),
+        observation: r.text("observacao").into(),
+        id: r.id().into(),
     })
 }
 

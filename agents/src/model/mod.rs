@@ -8,6 +8,7 @@ pub mod contract;
 pub mod dataset;
 pub mod expense;
 pub mod fields;
+pub mod intern;
 pub mod params;
 pub mod records_text;
 pub mod registry_facts;

@@ -150,6 +150,7 @@ pub fn records_from_text(text: &str) -> Result<Dataset, RecordError> {
             }
         }
     }
+    ds.share_text();
     Ok(ds)
 }
 

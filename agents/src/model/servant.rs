@@ -78,9 +78,9 @@ pub fn servant_from_upstream(index: usize, v: &Value) -> Result<Servant, RecordE
         cpf: r.text("servidor.pessoa.cpfFormatado"),
         name: r.text("servidor.pessoa.nome"),
         organ: Organ {
-            code: r.text("servidor.orgaoServidorLotacao.codigo"),
-            acronym: r.text("servidor.orgaoServidorLotacao.sigla"),
-            name: r.text("servidor.orgaoServidorLotacao.nome"),
+            code: r.text("servidor.orgaoServidorLotacao.codigo").into(),
+            acronym: r.text("servidor.orgaoServidorLotacao.sigla").into(),
+            name: r.text("servidor.orgaoServidorLotacao.nome").into(),
         },
         exercise_organ: r.text("servidor.orgaoServidorExercicio.codigo"),
         situation: r.text("servidor.situacao"),

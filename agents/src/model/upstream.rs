@@ -144,23 +144,30 @@ pub fn contract_from_upstream(index: usize, v: &Value) -> Result<Contract, Recor
     let supplier = party(obj.get("fornecedor")).map_err(|m| err(id_ref, "fornecedor.cnpjFormatado", m))?;
     let ug = obj.get("unidadeGestora").and_then(Value::as_object);
     let organ_obj = ug.and_then(|u| u.get("orgaoMaximo")).and_then(Value::as_object);
-    let organ =
-        Organ { code: text(organ_obj, "codigo"), acronym: text(organ_obj, "sigla"), name: text(organ_obj, "nome") };
+    let organ = Organ {
+        code: text(organ_obj, "codigo").into(),
+        acronym: text(organ_obj, "sigla").into(),
+        name: text(organ_obj, "nome").into(),
+    };
     let organ = if organ.code.is_empty() {
         let vinc = ug.and_then(|u| u.get("orgaoVinculado")).and_then(Value::as_object);
-        Organ { code: text(vinc, "codigoSIAFI"), acronym: text(vinc, "sigla"), name: text(vinc, "nome") }
+        Organ {
+            code: text(vinc, "codigoSIAFI").into(),
+            acronym: text(vinc, "sigla").into(),
+            name: text(vinc, "nome").into(),
+        }
     } else {
         organ
     };
     Ok(Contract {
-        number: text(Some(obj), "numero"),
-        object: text(Some(obj), "objeto"),
-        process_number: text(Some(obj), "numeroProcesso"),
-        legal_basis: text(Some(obj), "fundamentoLegal"),
-        situation: text(Some(obj), "situacaoContrato"),
-        modality: text(Some(obj), "modalidadeCompra"),
+        number: text(Some(obj), "numero").into(),
+        object: text(Some(obj), "objeto").into(),
+        process_number: text(Some(obj), "numeroProcesso").into(),
+        legal_basis: text(Some(obj), "fundamentoLegal").into(),
+        situation: text(Some(obj), "situacaoContrato").into(),
+        modality: text(Some(obj), "modalidadeCompra").into(),
         supplier,
-        unit: Unit { code: text(ug, "codigo"), name: text(ug, "nome") },
+        unit: Unit { code: text(ug, "codigo").into(), name: text(ug, "nome").into() },
         organ,
         initial_value: initial.unwrap_or(0.0),
         final_value: final_value.unwrap_or(0.0),
@@ -168,7 +175,7 @@ pub fn contract_from_upstream(index: usize, v: &Value) -> Result<Contract, Recor
         published_on: date("dataPublicacaoDOU")?,
         valid_from: date("dataInicioVigencia")?,
         valid_until: date("dataFimVigencia")?,
-        id,
+        id: id.into(),
     })
 }
 
@@ -186,7 +193,7 @@ fn party(v: Option<&Value>) -> Result<Party, String> {
     } else {
         text(obj, "cpfFormatado")
     };
-    Ok(Party { name, document })
+    Ok(Party { name: name.into(), document: document.into() })
 }
 
 /// A string field as text: strings as they are, numbers printed, anything else empty.
@@ -245,7 +252,7 @@ pub fn contract_to_upstream(c: &Contract) -> Value {
     let (cnpj, cpf) = if is_cnpj {
         (format_cnpj(&c.supplier.document), String::new())
     } else {
-        (String::new(), c.supplier.document.clone())
+        (String::new(), c.supplier.document.to_string())
     };
     let supplier_id: u64 = if is_cnpj { c.supplier.document[..8].parse().unwrap_or(0) } else { 0 };
     let date = |d: Option<NaiveDate>| d.map_or(Value::Null, |d| json!(d.format("%Y-%m-%d").to_string()));

@@ -130,7 +130,7 @@ fn converting_to_the_upstream_shape_and_back_gives_the_same_contract() {
     assert_eq!(v["unidadeGestora"]["descricaoPoder"], json!("EXECUTIVO"));
     assert_eq!(contract_from_upstream(0, &v).unwrap(), c);
     let mut cpf = c.clone();
-    cpf.supplier.document = "***.456.789-**".to_string();
-    cpf.id = "X1".to_string();
+    cpf.supplier.document = arcstr::literal!("***.456.789-**");
+    cpf.id = arcstr::literal!("X1");
     assert_eq!(contract_from_upstream(0, &contract_to_upstream(&cpf)).unwrap(), cpf);
 }
