@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::findings::FindingsCache;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::model::report::{AgentOutput as Output, Insight};
@@ -58,12 +59,14 @@ pub struct AnalysisContext<'a> {
     pub cancel: &'a CancelFlag,
     /// Called with the fraction of the agent's work done (0.0 to 1.0); cheap, may be called often.
     pub progress: &'a (dyn Fn(f32) + Sync),
+    /// Detector results shared with the other agents analysing the same dataset, if any.
+    pub findings: Option<&'a FindingsCache>,
 }
 
 impl<'a> AnalysisContext<'a> {
     /// A context with no progress reporting, for the CLI, tests and benchmarks.
     pub fn new(dataset: &'a Dataset, params: &'a DetectionParams, cancel: &'a CancelFlag) -> Self {
-        Self { dataset, params, cancel, progress: &|_| {} }
+        Self { dataset, params, cancel, progress: &|_| {}, findings: None }
     }
 }
 

@@ -10,6 +10,7 @@ pub mod ceuci;
 pub mod demo;
 pub mod detect;
 pub mod engine;
+pub mod findings;
 pub mod machado;
 pub mod model;
 pub mod narrative;
@@ -25,6 +26,7 @@ pub mod text;
 pub mod zumbi;
 
 pub use agent::{Agent, AgentOutput, AnalysisContext, AnalysisError, CancelFlag, instantiate};
+pub use findings::FindingsCache;
 pub use model::anomaly::{Anomaly, AnomalyType, Severity};
 pub use model::contract::Contract;
 pub use model::dataset::Dataset;

@@ -79,7 +79,13 @@ mod tests {
         let cancel = CancelFlag::new();
         let steps = Mutex::new(Vec::new());
         let progress = |f: f32| steps.lock().map(|mut s| s.push(f)).unwrap_or(());
-        let ctx = AnalysisContext { dataset: &data.dataset, params: &params, cancel: &cancel, progress: &progress };
+        let ctx = AnalysisContext {
+            dataset: &data.dataset,
+            params: &params,
+            cancel: &cancel,
+            progress: &progress,
+            findings: None,
+        };
         let out = Zumbi::new().analyse(&ctx).unwrap();
         let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();
         for p in data.planted.iter().filter(|p| mine.contains(&p.detector)) {

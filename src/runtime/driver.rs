@@ -13,7 +13,9 @@ use ractor::ActorRef;
 use ractor::rpc::CallResult;
 use tokio::sync::{mpsc, watch};
 use vigia_agents::model::report::Summary;
-use vigia_agents::{AgentId, AgentOutput, Anomaly, AnomalyType, CancelFlag, Contract, Dataset, DetectionParams};
+use vigia_agents::{
+    AgentId, AgentOutput, Anomaly, AnomalyType, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache,
+};
 
 use super::emitter::Emitter;
 use super::events::EventHub;
@@ -233,6 +235,8 @@ async fn analyse(
     let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<(usize, f32)>();
     let mut pending = FuturesUnordered::new();
     let mut failed: Vec<(String, String)> = Vec::new();
+    // One run of each detector serves every agent that uses it.
+    let findings = Arc::new(FindingsCache::new());
     for (idx, agent) in agents.iter().copied().enumerate() {
         let lease = match acquire(&deps.pool, agent).await {
             Ok(l) => l,
@@ -249,6 +253,7 @@ async fn analyse(
             progress: Arc::new(move |f| {
                 let _ = tx.send((idx, f));
             }),
+            findings: findings.clone(),
         };
         let timeout = deps.analysis_timeout;
         pending.push(async move {

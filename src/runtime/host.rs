@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use vigia_agents::{Agent, AgentId, AgentOutput, AnalysisContext, AnalysisError, CancelFlag, Dataset, DetectionParams};
+use vigia_agents::{
+    Agent, AgentId, AgentOutput, AnalysisContext, AnalysisError, CancelFlag, Dataset, DetectionParams, FindingsCache,
+};
 
 use super::memory;
 
@@ -29,6 +31,8 @@ pub(crate) struct Job {
     pub params: DetectionParams,
     pub cancel: CancelFlag,
     pub progress: Arc<dyn Fn(f32) + Send + Sync>,
+    /// Detector results shared by the agents of one investigation run.
+    pub findings: Arc<FindingsCache>,
 }
 
 /// Why an analysis produced nothing.
@@ -95,6 +99,7 @@ impl Actor for AgentHost {
                             params: &job.params,
                             cancel: &job.cancel,
                             progress: &progress,
+                            findings: Some(&job.findings),
                         };
                         agent.analyse(&ctx)
                     })
