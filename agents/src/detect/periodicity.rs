@@ -132,9 +132,6 @@ impl Detector for UnnaturalPeriodicity {
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,

@@ -69,9 +69,6 @@ impl Detector for RoundValues {
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
