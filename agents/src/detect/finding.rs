@@ -7,9 +7,12 @@
 //! English text prefixed `(EN)` (the spec's built-in heuristics gloss theirs in English inside
 //! the Portuguese text); `description` is Portuguese; `explanation.technical` English.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value, json};
 
 use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity, supplier_ref};
+use super::series::OrganMonths;
 use super::shared::Side;
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, EntityRef, Evidence, Explanation, Factor,
@@ -70,6 +73,24 @@ pub fn largest_contracts(ds: &Dataset, mut idx: Vec<usize>, max: usize) -> Vec<u
 /// References to the contracts named, followed by the organ of `organ_of`.
 pub fn contracts_and_organ(ds: &Dataset, named: &[usize], organ_of: &Contract) -> Vec<EntityRef> {
     named.iter().map(|&i| contract_ref(&ds.contracts[i])).chain(std::iter::once(organ_ref(organ_of))).collect()
+}
+
+/// The organ of a monthly series as the subject of a finding about some of its months.
+pub struct OrganSubject {
+    /// The organ's name ([`organ_name`]).
+    pub name: String,
+    /// The organ.
+    pub primary: EntityRef,
+    /// The months' contracts (at most the `max` given, the largest first), then the organ.
+    pub related: Vec<EntityRef>,
+}
+
+/// The subject of a finding about the months `months` of an organ's series.
+pub fn organ_subject(ds: &Dataset, s: &OrganMonths<'_>, months: Range<usize>, max: usize) -> OrganSubject {
+    let first = &ds.contracts[s.example];
+    let idx = s.members[months].iter().flatten().map(|&i| i as usize).collect();
+    let named = largest_contracts(ds, idx, max);
+    OrganSubject { name: organ_name(first), primary: organ_ref(first), related: contracts_and_organ(ds, &named, first) }
 }
 
 /// A data point.
