@@ -24,6 +24,7 @@ pub mod periodicity;
 pub mod phantom;
 pub mod price;
 pub mod price_baselines;
+pub mod price_groups;
 pub mod regime;
 pub mod relationships;
 pub mod round_values;
