@@ -62,14 +62,7 @@ impl Agent for Anita {
     }
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
-        let mut anomalies = Vec::new();
-        (ctx.progress)(0.0);
-        for (k, batch) in BATCHES.iter().enumerate() {
-            ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
-            (ctx.progress)(0.8 * (k + 1) as f32 / BATCHES.len() as f32);
-        }
-        anomalies.sort_by(engine::order);
+        let anomalies = engine::detect_batches(ctx, BATCHES, 0.8)?;
         ctx.cancel.check()?;
         let mut found = insights(AgentId::Anita, &anomalies);
         found.extend(more::insights(AgentId::Anita, &anomalies));
@@ -180,6 +173,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
 
     #[test]
     fn anita_finds_the_planted_concentration_and_december_rush_and_describes_trends() {
@@ -207,13 +201,6 @@ mod tests {
 
     #[test]
     fn a_cancelled_trend_analysis_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let params = DetectionParams::default();
-        let cancel = CancelFlag::new();
-        cancel.cancel();
-        assert_eq!(
-            Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
-            Err(AnalysisError::Cancelled)
-        );
+        assert_eq!(analyse_cancelled(&Anita::new(), 300), Err(AnalysisError::Cancelled));
     }
 }

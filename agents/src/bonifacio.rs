@@ -13,7 +13,7 @@ use crate::engine;
 use crate::model::anomaly::Anomaly;
 use crate::model::cnpj::format_cnpj;
 use crate::model::report::{AgentOutput, Insight};
-use crate::narrative::by_detector;
+use crate::narrative::{by_detector, nothing_found};
 use crate::registry::AgentId;
 use crate::text::{count_of, format_brl, format_pct};
 
@@ -180,17 +180,9 @@ impl Agent for Bonifacio {
         let anomalies = engine::detect_each(ctx, &[compliance_rules::NAME, splitting::NAME])?;
         let mut found = insights(&anomalies, ctx.dataset.contracts.len());
         if found.is_empty() {
-            found.push(insight(
-                AgentId::Bonifacio,
-                format!(
-                    "Nenhuma violação da Lei 14.133/2021 com confiança de pelo menos {} em {} contratos e {} despesas",
-                    format_pct(ctx.params.confidence_threshold),
-                    ctx.dataset.contracts.len(),
-                    ctx.dataset.expenses.len()
-                ),
-                0.6,
-                &[],
-            ));
+            let scope = format!("{} contratos e {} despesas", ctx.dataset.contracts.len(), ctx.dataset.expenses.len());
+            let what = "Nenhuma violação da Lei 14.133/2021";
+            found.push(nothing_found(AgentId::Bonifacio, what, ctx.params.confidence_threshold, scope));
         }
         let recommendations = recommendations(&anomalies);
         Ok(AgentOutput { anomalies, insights: found, recommendations })
@@ -203,6 +195,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
 
     #[test]
     fn bonifacio_reports_each_broken_rule_with_requests_to_the_organs() {
@@ -225,13 +218,8 @@ mod tests {
 
     #[test]
     fn a_cancelled_compliance_review_returns_cancelled_and_an_empty_one_says_so() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let params = DetectionParams::default();
-        let cancel = CancelFlag::new();
-        cancel.cancel();
-        let ctx = AnalysisContext::new(&data.dataset, &params, &cancel);
-        assert_eq!(Bonifacio::new().analyse(&ctx), Err(AnalysisError::Cancelled));
-        let empty = crate::Dataset::default();
+        assert_eq!(analyse_cancelled(&Bonifacio::new(), 300), Err(AnalysisError::Cancelled));
+        let (params, empty) = (DetectionParams::default(), crate::Dataset::default());
         let out = Bonifacio::new().analyse(&AnalysisContext::new(&empty, &params, &CancelFlag::new())).unwrap();
         assert!(out.anomalies.is_empty() && out.insights[0].insight.starts_with("Nenhuma violação"));
     }

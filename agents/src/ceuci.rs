@@ -133,6 +133,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
 
     #[test]
     fn ceuci_forecasts_the_largest_organs_and_flags_months_above_their_forecast() {
@@ -170,12 +171,6 @@ mod tests {
 
     #[test]
     fn a_cancelled_forecast_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
-        cancel.cancel();
-        assert_eq!(
-            Ceuci::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
-            Err(AnalysisError::Cancelled)
-        );
+        assert_eq!(analyse_cancelled(&Ceuci::new(), 300), Err(AnalysisError::Cancelled));
     }
 }

@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use crate::agent::{AnalysisError, CancelFlag};
+use crate::agent::{AnalysisContext, AnalysisError, CancelFlag};
 use crate::detect::{self, Detector};
 use crate::model::anomaly::Anomaly;
 use crate::model::dataset::Dataset;
@@ -16,13 +16,25 @@ const PARALLEL_FROM: usize = 20_000;
 
 /// Runs the named detectors one at a time for an agent, reporting progress after each and
 /// checking cancellation between them; returns their anomalies sorted by [`order`].
-pub fn detect_each(ctx: &crate::agent::AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+pub fn detect_each(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+    let batches: Vec<&[&str]> = names.iter().map(std::slice::from_ref).collect();
+    detect_batches(ctx, &batches, 1.0)
+}
+
+/// Runs batches of named detectors for an agent, one [`detect`] call per batch, reporting
+/// progress from 0 up to `upto` (the rest of the agent's work takes it to 1) after each and
+/// checking cancellation between them; returns their anomalies sorted by [`order`].
+pub fn detect_batches(
+    ctx: &AnalysisContext<'_>,
+    batches: &[&[&str]],
+    upto: f32,
+) -> Result<Vec<Anomaly>, AnalysisError> {
     (ctx.progress)(0.0);
     let mut anomalies = Vec::new();
-    for (k, name) in names.iter().enumerate() {
+    for (k, batch) in batches.iter().enumerate() {
         ctx.cancel.check()?;
-        anomalies.extend(detect(ctx.dataset, ctx.params, ctx.cancel, &[*name])?);
-        (ctx.progress)((k + 1) as f32 / names.len() as f32);
+        anomalies.extend(detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
+        (ctx.progress)(upto * (k + 1) as f32 / batches.len() as f32);
     }
     anomalies.sort_by(order);
     Ok(anomalies)

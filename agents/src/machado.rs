@@ -160,6 +160,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
     use crate::testutil::contract;
 
     #[test]
@@ -201,12 +202,6 @@ mod tests {
 
     #[test]
     fn a_cancelled_text_analysis_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
-        cancel.cancel();
-        assert_eq!(
-            Machado::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
-            Err(AnalysisError::Cancelled)
-        );
+        assert_eq!(analyse_cancelled(&Machado::new(), 300), Err(AnalysisError::Cancelled));
     }
 }

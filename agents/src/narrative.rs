@@ -48,6 +48,12 @@ fn join_ids(ids: &[&str]) -> String {
     }
 }
 
+/// The insight of an agent that found nothing: "`what` com confiança de pelo menos X em `scope`".
+pub fn nothing_found(agent: AgentId, what: &str, confidence_threshold: f64, scope: String) -> Insight {
+    let text = format!("{what} com confiança de pelo menos {} em {scope}", format_pct(confidence_threshold));
+    insight(agent, text, 0.6, &[])
+}
+
 /// One insight per detector with findings, for the given agent.
 pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
     let mut out = Vec::new();

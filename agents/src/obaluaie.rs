@@ -243,6 +243,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
 
     #[test]
     fn obaluaie_ranks_entities_flagged_by_several_independent_detectors() {
@@ -265,13 +266,6 @@ mod tests {
 
     #[test]
     fn a_cancelled_risk_assessment_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let params = DetectionParams::default();
-        let cancel = CancelFlag::new();
-        cancel.cancel();
-        assert_eq!(
-            Obaluaie::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
-            Err(AnalysisError::Cancelled)
-        );
+        assert_eq!(analyse_cancelled(&Obaluaie::new(), 300), Err(AnalysisError::Cancelled));
     }
 }

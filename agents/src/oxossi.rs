@@ -13,7 +13,7 @@ use crate::engine;
 use crate::model::anomaly::Anomaly;
 use crate::model::cnpj::format_cnpj;
 use crate::model::report::{AgentOutput, Insight};
-use crate::narrative::by_detector;
+use crate::narrative::{by_detector, nothing_found};
 use crate::registry::AgentId;
 use crate::text::{count_of, format_brl, format_pct};
 
@@ -210,17 +210,10 @@ impl Agent for Oxossi {
         let anomalies = engine::detect_each(ctx, &detectors())?;
         let mut found = insights(&anomalies);
         if found.is_empty() {
-            found.push(insight(
-                AgentId::Oxossi,
-                format!(
-                    "Nenhum indício de fraude com confiança de pelo menos {} em {} licitações e {} fornecedores",
-                    format_pct(ctx.params.confidence_threshold),
-                    ctx.dataset.biddings.len(),
-                    ctx.dataset.suppliers.len()
-                ),
-                0.6,
-                &[],
-            ));
+            let scope =
+                format!("{} licitações e {} fornecedores", ctx.dataset.biddings.len(), ctx.dataset.suppliers.len());
+            let what = "Nenhum indício de fraude";
+            found.push(nothing_found(AgentId::Oxossi, what, ctx.params.confidence_threshold, scope));
         }
         let recommendations = recommendations(&anomalies);
         Ok(AgentOutput { anomalies, insights: found, recommendations })
@@ -233,6 +226,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
 
     #[test]
     fn oxossi_finds_cartels_split_purchases_phantoms_and_networks_with_next_steps() {
@@ -253,13 +247,6 @@ mod tests {
 
     #[test]
     fn a_cancelled_hunt_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 300, ..DemoSpec::default() });
-        let params = DetectionParams::default();
-        let cancel = CancelFlag::new();
-        cancel.cancel();
-        assert_eq!(
-            Oxossi::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)),
-            Err(AnalysisError::Cancelled)
-        );
+        assert_eq!(analyse_cancelled(&Oxossi::new(), 300), Err(AnalysisError::Cancelled));
     }
 }

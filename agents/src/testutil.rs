@@ -2,9 +2,12 @@
 
 use chrono::NaiveDate;
 
-use crate::demo::DemoData;
+use crate::agent::{Agent, AnalysisContext, AnalysisError, CancelFlag};
+use crate::demo::{DemoData, DemoSpec, generate};
 use crate::model::anomaly::Anomaly;
 use crate::model::contract::{Contract, Organ, Party, Unit};
+use crate::model::params::DetectionParams;
+use crate::model::report::AgentOutput;
 
 /// A contract with the fields detectors read; the rest are plausible constants.
 pub fn contract(id: &str, object: &str, supplier: &str, organ: &str, value: f64, signed: (i32, u32, u32)) -> Contract {
@@ -27,6 +30,15 @@ pub fn contract(id: &str, object: &str, supplier: &str, organ: &str, value: f64,
         valid_from: date,
         valid_until: date,
     }
+}
+
+/// What an agent returns when its run is cancelled before it starts, over a demo dataset of
+/// `contracts` contracts with the default parameters.
+pub fn analyse_cancelled(agent: &dyn Agent, contracts: usize) -> Result<AgentOutput, AnalysisError> {
+    let data = generate(&DemoSpec { contracts, ..DemoSpec::default() });
+    let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
+    cancel.cancel();
+    agent.analyse(&AnalysisContext::new(&data.dataset, &params, &cancel))
 }
 
 /// Fraction of the planted anomalies of `detector` for which some anomaly of that detector

@@ -7,10 +7,9 @@ use crate::agent::{Agent, AnalysisContext, AnalysisError};
 use crate::detect::{concentration, dates, duplicates, forecast, periodicity, price, regime, spikes, temporal};
 use crate::engine;
 use crate::model::report::AgentOutput;
-use crate::narrative::{insights, recommendations};
+use crate::narrative::{insights, nothing_found, recommendations};
 use crate::narrative_detectors as more;
 use crate::registry::AgentId;
-use crate::text::format_pct;
 
 /// The detectors Zumbi runs, in batches (one engine call each, one progress step each).
 pub const BATCHES: &[&[&str]] = &[
@@ -36,27 +35,12 @@ impl Agent for Zumbi {
     }
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
-        let mut anomalies = Vec::new();
-        (ctx.progress)(0.0);
-        for (k, batch) in BATCHES.iter().enumerate() {
-            ctx.cancel.check()?;
-            anomalies.extend(engine::detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
-            (ctx.progress)((k + 1) as f32 / BATCHES.len() as f32);
-        }
-        anomalies.sort_by(engine::order);
+        let anomalies = engine::detect_batches(ctx, BATCHES, 1.0)?;
         let mut found = insights(AgentId::Zumbi, &anomalies);
         found.extend(more::insights(AgentId::Zumbi, &anomalies));
         if anomalies.is_empty() {
-            found.push(crate::agent::insight(
-                AgentId::Zumbi,
-                format!(
-                    "Nenhuma anomalia com confiança de pelo menos {} em {} contratos analisados",
-                    format_pct(ctx.params.confidence_threshold),
-                    ctx.dataset.contracts.len()
-                ),
-                0.6,
-                &[],
-            ));
+            let scope = format!("{} contratos analisados", ctx.dataset.contracts.len());
+            found.push(nothing_found(AgentId::Zumbi, "Nenhuma anomalia", ctx.params.confidence_threshold, scope));
         }
         let mut recs = recommendations(&anomalies);
         recs.extend(more::recommendations(&anomalies));
@@ -70,6 +54,7 @@ mod tests {
     use crate::agent::CancelFlag;
     use crate::demo::{DemoSpec, generate};
     use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
     use std::sync::Mutex;
 
     #[test]
@@ -105,12 +90,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_investigation_returns_cancelled() {
-        let data = generate(&DemoSpec { contracts: 500, ..DemoSpec::default() });
-        let params = DetectionParams::default();
-        let cancel = CancelFlag::new();
-        cancel.cancel();
-        let ctx = AnalysisContext::new(&data.dataset, &params, &cancel);
-        assert_eq!(Zumbi::new().analyse(&ctx), Err(AnalysisError::Cancelled));
+        assert_eq!(analyse_cancelled(&Zumbi::new(), 500), Err(AnalysisError::Cancelled));
     }
 
     #[test]

@@ -22,13 +22,13 @@ use serde_json::json;
 
 use super::Detector;
 use super::category::Category;
-use super::common::{contract_ref, organ_name, organ_ref, round2, round4, supplier_ref};
+use super::common::{contract_ref, round2, round4};
 use super::distributions::chi2_significance;
-use super::finding::{Finding, pattern, point};
+use super::finding::{Finding, pattern, point, side_subject};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
-use super::shared::Shared;
+use super::shared::{Shared, Side};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
+use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::format_brl;
@@ -92,13 +92,6 @@ pub fn pooled_chi2(observed: &[f64; 9], expected: &[f64; 9]) -> (f64, usize) {
     (chi2, cells.len().saturating_sub(1))
 }
 
-/// Which side of the data an entity is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Supplier,
-    Organ,
-}
-
 /// The test of one entity.
 struct Test<'a> {
     side: Side,
@@ -119,9 +112,6 @@ impl Detector for BenfordFirstDigit {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -150,18 +140,11 @@ impl Detector for BenfordFirstDigit {
             .collect();
         let (qt, mt) = (SIGNIFICANCE.at(p.sensitivity), MAD.at(p.sensitivity));
         let mut out = Vec::new();
-        for (side, interned) in [(Side::Supplier, sh.suppliers()), (Side::Organ, sh.organs())] {
-            cancel.check()?;
-            let (order, start) = interned.groups();
-            for (k, id) in interned.names.iter().enumerate() {
-                let members: Vec<u32> = order[start[k] as usize..start[k + 1] as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&i| digit[i as usize] > 0)
-                    .collect();
-                if members.len() < MIN_RECORDS {
-                    continue;
-                }
+        sh.for_each_entity(
+            cancel,
+            MIN_RECORDS,
+            |i| digit[i] > 0,
+            |side, id, members| {
                 let n = members.len() as f64;
                 let mut observed = [0f64; 9];
                 let mut expected = [0f64; 9];
@@ -173,12 +156,12 @@ impl Detector for BenfordFirstDigit {
                 }
                 let mad = observed.iter().zip(&expected).map(|(o, e)| (o - e).abs() / n).sum::<f64>() / 9.0;
                 if mad <= mt {
-                    continue;
+                    return;
                 }
                 let (chi2, df) = pooled_chi2(&observed, &expected);
                 let significance = chi2_significance(chi2, df);
                 if significance <= qt {
-                    continue;
+                    return;
                 }
                 let confidence = tidy(margin_confidence(significance - qt, 4.0));
                 if confidence >= p.confidence_threshold {
@@ -187,7 +170,7 @@ impl Detector for BenfordFirstDigit {
                     let t = Test {
                         side,
                         id,
-                        members: &members,
+                        members,
                         observed,
                         expected,
                         chi2,
@@ -198,20 +181,16 @@ impl Detector for BenfordFirstDigit {
                     };
                     out.push(anomaly(ds, &t, (qt, mt), confidence, p.sensitivity));
                 }
-            }
-        }
+            },
+        )?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
 }
 
 fn anomaly(ds: &Dataset, t: &Test<'_>, (qt, mt): (f64, f64), confidence: f64, sensitivity: f64) -> Anomaly {
-    let first = &ds.contracts[t.members[0] as usize];
-    let (primary, label): (EntityRef, String) = match t.side {
-        Side::Supplier => (supplier_ref(first), format!("o fornecedor {}", first.supplier.name)),
-        Side::Organ => (organ_ref(first), format!("o órgão {}", organ_name(first))),
-    };
-    let side = if t.side == Side::Supplier { "supplier" } else { "organ" };
+    let (primary, label) = side_subject(t.side, &ds.contracts[t.members[0] as usize]);
+    let side = t.side.name();
     let n = t.members.len() as f64;
     // The digits most over-represented, and the contracts that carry them.
     let mut excess: Vec<usize> = (0..9).filter(|&d| t.observed[d] > t.expected[d] * 1.5 + 1.0).collect();

@@ -23,10 +23,10 @@ use super::Detector;
 use super::category::{Category, categorise};
 use super::common::{FxBuild, adjust_confidence, round2, round4};
 use super::finding::{Finding, bidding_ref, pattern, point, supplier};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::bidding::Bidding;
-use crate::model::dataset::Dataset;
 use crate::model::intern::ArcStr;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -116,7 +116,13 @@ impl Detector for BidRigging {
     fn kind(&self) -> AnomalyType {
         AnomalyType::RelationshipAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         type SetKey<'a> = (Category, Vec<&'a str>);
         let mut sets: HashMap<SetKey<'_>, Vec<usize>, FxBuild> =
             HashMap::with_capacity_and_hasher(ds.biddings.len(), FxBuild::default());

@@ -3,6 +3,7 @@
 use super::*;
 use crate::model::bidding::Bid;
 use crate::model::contract::{Organ, Party, Unit};
+use crate::model::dataset::Dataset;
 
 fn bidding(id: usize, bids: &[(&str, f64)], winner: &str) -> Bidding {
     Bidding {

@@ -36,10 +36,10 @@ use super::Detector;
 use super::common::{FxBuild, adjust_confidence, contract_ref, iso, organ_ref, supplier_ref};
 use super::finding::{Finding, legal_confidence, pattern, point};
 use super::legal::{self, Modality};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::contract::Contract;
-use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::model::sanction::Sanction;
 use crate::text::{format_brl, format_pct};
@@ -117,7 +117,13 @@ impl Detector for ComplianceRules {
     fn kind(&self) -> AnomalyType {
         AnomalyType::ComplianceViolation
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut barring: HashMap<&str, Vec<&Sanction>, FxBuild> = HashMap::default();
         for s in ds.sanctions.iter().filter(|s| s.bars_contracting()) {
             let key = s.root().unwrap_or(s.document.as_str());

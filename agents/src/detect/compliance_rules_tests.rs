@@ -4,6 +4,7 @@ use chrono::NaiveDate;
 
 use super::*;
 use crate::model::cnpj::cnpj_from_parts;
+use crate::model::dataset::Dataset;
 use crate::testutil::contract;
 
 fn supplier() -> String {

@@ -13,14 +13,13 @@
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity, supplier_ref};
+use super::common::{iso, organ_name, round2, round4, supplier_ref};
+use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use super::stats::hhi;
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{
-    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
-};
+use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -54,9 +53,6 @@ impl Detector for SupplierConcentration {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -151,135 +147,108 @@ fn anomaly(
     let share = value / g.total;
     let threshold = SHARE.at(p.sensitivity);
     let confidence = confidence_for(share, g.contracts, p.sensitivity);
-    let mut largest = idx.to_vec();
-    if largest.len() > MAX_RELATED {
-        largest.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
-        largest.truncate(MAX_RELATED);
-        largest.sort_unstable();
-    }
-    let idx = &largest[..];
-    let mut related: Vec<_> = idx.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
-    related.push(organ_ref(first));
+    let idx = largest_contracts(ds, idx.to_vec(), MAX_RELATED);
     let organ = organ_name(first);
     let supplier = supplier_ref(first);
-    let mut td = details(NAME, round4(threshold), value);
-    td.insert("literal_threshold".into(), json!(THRESHOLD));
-    td.insert("sensitivity".into(), json!(p.sensitivity));
-    td.insert("baseline".into(), json!("organ_year_total"));
-    td.insert("organ".into(), json!(g.organ));
-    td.insert("year".into(), json!(g.year));
-    td.insert("supplier".into(), json!(doc));
-    td.insert("share".into(), json!(round4(share)));
-    td.insert("supplier_value".into(), json!(round2(value)));
-    td.insert("organ_year_total".into(), json!(round2(g.total)));
-    td.insert("supplier_contracts".into(), json!(g.supplier_contracts));
-    td.insert("n_contracts".into(), json!(g.contracts));
-    td.insert("n_suppliers".into(), json!(g.suppliers));
-    td.insert("hhi".into(), json!(round2(group_hhi)));
-    let data_points = idx
-        .iter()
-        .map(|&i| {
-            let c = &ds.contracts[i];
-            DataPoint {
-                metric: "contract_value".into(),
-                value: round2(c.value()),
-                timestamp: c.signed_on.map(|d| d.format("%Y-%m-%d").to_string()),
-            }
-        })
-        .chain([
-            DataPoint { metric: "supplier_share".into(), value: round4(share), timestamp: Some(format!("{}", g.year)) },
-            DataPoint { metric: "hhi".into(), value: round2(group_hhi), timestamp: Some(format!("{}", g.year)) },
-        ])
-        .collect();
-    let description = format!(
-        "{} recebeu {} ({}) do valor contratado por {} em {}, em {} contratos; limite de {}",
-        supplier.name,
-        format_brl(value),
-        format_pct(share),
-        organ,
-        g.year,
-        g.supplier_contracts,
-        format_pct(threshold)
-    );
-    let human = format!(
-        "Em {}, {} ({}) ficou com {} de tudo o que {} contratou ({} de {}), em {} contratos. \
-         Há {} fornecedores no período; uma fatia tão grande pede a verificação da competitividade das licitações. \
-         (One supplier holds {:.1}% of the organ's contracted value in the year.)",
-        g.year,
-        supplier.name,
-        doc,
-        format_pct(share),
-        organ,
-        format_brl(value),
-        format_brl(g.total),
-        g.supplier_contracts,
-        g.suppliers,
-        share * 100.0
-    );
-    let technical = format!(
-        "share of value of supplier {} in organ {} year {}: {:.4} > {:.4} (threshold at sensitivity {}; the spec's \
-         literal {}) (n contracts = {}, n suppliers = {}, HHI = {:.0})",
-        doc, g.organ, g.year, share, threshold, p.sensitivity, THRESHOLD, g.contracts, g.suppliers, group_hhi
-    );
-    Anomaly {
-        id: format!("{NAME}-{}-{}-{}", g.organ, g.year, doc),
+    let year = Some(format!("{}", g.year));
+    Finding {
+        detector: NAME,
         kind: AnomalyType::PatternAnomaly,
-        severity: severity(confidence, value),
+        key: format!("{}-{}-{}", g.organ, g.year, doc),
         confidence,
-        description,
-        technical_details: td,
-        affected_entities: AffectedEntities { primary: supplier, related },
-        evidence: Evidence {
-            data_points,
-            patterns: vec![json!({
-                "name": "supplier_concentration",
-                "description": format!("one supplier holds {} of the organ-year's value", format_pct(share)),
-                "share": round4(share),
-                "hhi": round2(group_hhi),
-            })],
-            statistical_analysis: Some(StatisticalEvidence {
-                method: "share_of_total".into(),
-                anomaly_score: round4(share),
-                contamination: round4(g.flagged as f64 / g.suppliers as f64),
-            }),
-        },
-        context: Context {
-            peer_comparison: Some(json!({
-                "group": format!("{} {}", g.organ, g.year),
-                "organ": g.organ,
-                "year": g.year,
-                "total_value": round2(g.total),
-                "contracts": g.contracts,
-                "suppliers": g.suppliers,
-                "equal_share": round4(1.0 / g.suppliers as f64),
-            })),
-            regulatory_context: Some(json!({
-                "rule": "Lei 14.133/2021, art. 5 (competitividade) e art. 11",
-                "note": "concentração acima de 25% do valor anual de um órgão em um único fornecedor",
-            })),
-            ..Context::default()
-        },
-        explanation: Some(Explanation {
-            human_readable: human,
-            technical,
-            contributing_factors: vec![
-                Factor {
-                    factor: "share".into(),
-                    impact: 0.8,
-                    description: format!(
-                        "{} of the value against a {} threshold",
-                        format_pct(share),
-                        format_pct(threshold)
-                    ),
-                },
-                Factor {
-                    factor: "contracts".into(),
-                    impact: 0.2,
-                    description: format!("{} of {} contracts in the organ-year", g.supplier_contracts, g.contracts),
-                },
-            ],
-        }),
+        at_stake: value,
+        threshold: round4(threshold),
+        description: format!(
+            "{} recebeu {} ({}) do valor contratado por {} em {}, em {} contratos; limite de {}",
+            supplier.name,
+            format_brl(value),
+            format_pct(share),
+            organ,
+            g.year,
+            g.supplier_contracts,
+            format_pct(threshold)
+        ),
+        human_pt: format!(
+            "Em {}, {} ({}) ficou com {} de tudo o que {} contratou ({} de {}), em {} contratos. \
+             Há {} fornecedores no período; uma fatia tão grande pede a verificação da competitividade das licitações. \
+             (One supplier holds {:.1}% of the organ's contracted value in the year.)",
+            g.year,
+            supplier.name,
+            doc,
+            format_pct(share),
+            organ,
+            format_brl(value),
+            format_brl(g.total),
+            g.supplier_contracts,
+            g.suppliers,
+            share * 100.0
+        ),
+        human_en: String::new(),
+        technical: format!(
+            "share of value of supplier {} in organ {} year {}: {:.4} > {:.4} (threshold at sensitivity {}; the spec's \
+             literal {}) (n contracts = {}, n suppliers = {}, HHI = {:.0})",
+            doc, g.organ, g.year, share, threshold, p.sensitivity, THRESHOLD, g.contracts, g.suppliers, group_hhi
+        ),
+        primary: supplier,
+        related: contracts_and_organ(ds, &idx, first),
+        data_points: idx
+            .iter()
+            .map(|&i| point("contract_value", ds.contracts[i].value(), iso(ds.contracts[i].signed_on)))
+            .chain([
+                DataPoint { metric: "supplier_share".into(), value: round4(share), timestamp: year.clone() },
+                point("hhi", group_hhi, year),
+            ])
+            .collect(),
+        patterns: vec![pattern(
+            "supplier_concentration",
+            format!("one supplier holds {} of the organ-year's value", format_pct(share)),
+            json!({"share": round4(share), "hhi": round2(group_hhi)}),
+        )],
+        method: "share_of_total",
+        score: share,
+        contamination: g.flagged as f64 / g.suppliers as f64,
+        peer: Some(json!({
+            "group": format!("{} {}", g.organ, g.year),
+            "organ": g.organ,
+            "year": g.year,
+            "total_value": round2(g.total),
+            "contracts": g.contracts,
+            "suppliers": g.suppliers,
+            "equal_share": round4(1.0 / g.suppliers as f64),
+        })),
+        regulatory: Some(json!({
+            "rule": "Lei 14.133/2021, art. 5 (competitividade) e art. 11",
+            "note": "concentração acima de 25% do valor anual de um órgão em um único fornecedor",
+        })),
+        factors: vec![
+            (
+                "share".into(),
+                0.8,
+                format!("{} of the value against a {} threshold", format_pct(share), format_pct(threshold)),
+            ),
+            (
+                "contracts".into(),
+                0.2,
+                format!("{} of {} contracts in the organ-year", g.supplier_contracts, g.contracts),
+            ),
+        ],
+        details: vec![
+            ("literal_threshold", json!(THRESHOLD)),
+            ("sensitivity", json!(p.sensitivity)),
+            ("baseline", json!("organ_year_total")),
+            ("organ", json!(g.organ)),
+            ("year", json!(g.year)),
+            ("supplier", json!(doc)),
+            ("share", json!(round4(share))),
+            ("supplier_value", json!(round2(value))),
+            ("organ_year_total", json!(round2(g.total))),
+            ("supplier_contracts", json!(g.supplier_contracts)),
+            ("n_contracts", json!(g.contracts)),
+            ("n_suppliers", json!(g.suppliers)),
+            ("hhi", json!(round2(group_hhi))),
+        ],
     }
+    .build()
 }
 
 #[cfg(test)]

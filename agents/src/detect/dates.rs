@@ -23,10 +23,10 @@ use super::Detector;
 use super::common::{contract_ref, iso, organ_ref, round4};
 use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::contract::Contract;
-use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 
 /// Detector name.
@@ -76,7 +76,13 @@ impl Detector for DateInconsistency {
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut out = Vec::new();
         for (i, c) in ds.contracts.iter().enumerate() {
             if i % 16_384 == 0 {

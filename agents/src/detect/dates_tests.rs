@@ -3,6 +3,7 @@
 use chrono::{Days, NaiveDate};
 
 use super::*;
+use crate::model::dataset::Dataset;
 use crate::testutil::contract;
 
 fn signed() -> NaiveDate {

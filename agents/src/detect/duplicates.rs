@@ -24,15 +24,14 @@
 use serde_json::json;
 
 use super::Detector;
-use super::common::{FxBuild, contract_ref, details, iso, round2, round4, severity};
+use super::common::{FxBuild, contract_ref, iso, round4};
+use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use super::simjoin::{Pair, Scratch, components, supplier_pairs};
 pub use super::simjoin::{similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{
-    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
-};
+use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -71,9 +70,6 @@ impl Detector for DuplicateContracts {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -175,124 +171,104 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
     let at_stake: f64 = members[1..].iter().map(|&i| cs[i].value()).sum();
     let confidence = tidy(best);
     let threshold = SIMILARITY.at(s);
-    let mut td = details(NAME, round4(threshold), at_stake);
-    td.insert("literal_threshold".into(), json!(THRESHOLD));
-    td.insert("sensitivity".into(), json!(s));
-    td.insert("baseline".into(), json!("same_supplier"));
-    td.insert("similarity".into(), json!(round4(max_sim)));
-    td.insert("min_similarity".into(), json!(round4(min_sim)));
-    td.insert("supplier".into(), json!(primary.supplier.document));
-    td.insert("supplier_name".into(), json!(primary.supplier.name));
-    td.insert("organ".into(), json!(primary.organ.code));
-    td.insert("group_size".into(), json!(members.len()));
-    td.insert("max_value_difference".into(), json!(round4(max_vdiff)));
-    td.insert("max_days_apart".into(), json!(max_days));
-    td.insert("value_tolerance".into(), json!(VALUE_TOLERANCE));
-    td.insert("max_days".into(), json!(MAX_DAYS));
-    let data_points = members
-        .iter()
-        .map(|&i| DataPoint {
-            metric: "contract_value".into(),
-            value: round2(cs[i].value()),
-            timestamp: iso(cs[i].signed_on),
-        })
-        .collect();
-    let patterns = inside
-        .iter()
-        .take(MAX_PATTERNS)
-        .map(|q| {
-            json!({
-                "name": "near_duplicate_pair",
-                "description": format!("{} and {}", cs[q.a].id, cs[q.b].id),
-                "contracts": [cs[q.a].id, cs[q.b].id],
-                "similarity": round4(q.similarity),
-                "value_difference": round4(q.value_diff),
-                "days_apart": q.days,
-            })
-        })
-        .collect();
     let ids: Vec<&str> = members.iter().map(|&i| cs[i].id.as_str()).collect();
-    let description = format!(
-        "{} contratos de {} com objeto {} idêntico e valores próximos (contratos {}); {} além do primeiro",
-        members.len(),
-        primary.supplier.name,
-        format_pct(max_sim),
-        ids.join(", "),
-        format_brl(at_stake)
-    );
-    let human = format!(
-        "{} assinou {} contratos com {} para praticamente o mesmo objeto (\"{}\"), com valores a no máximo {} de \
-         distância{}. Pode ser o mesmo serviço pago duas vezes: vale confirmar com o órgão.",
-        primary.organ.name,
-        members.len(),
-        primary.supplier.name,
-        primary.object.chars().take(100).collect::<String>(),
-        format_pct(max_vdiff),
-        max_days.map_or(String::new(), |d| format!(" e assinados com até {d} dias de diferença"))
-    );
-    let technical = format!(
-        "Jaccard similarity of object word sets {:.3}-{:.3} > {:.3} (threshold at sensitivity {}; the spec's literal \
-         {}) for the same supplier document {}, with values within {} or signing dates within {} days; {} pairs in \
-         the group",
-        min_sim,
-        max_sim,
-        threshold,
-        s,
-        THRESHOLD,
-        primary.supplier.document,
-        format_pct(VALUE_TOLERANCE),
-        MAX_DAYS,
-        inside.len()
-    );
-    Anomaly {
-        id: format!("{NAME}-{}", primary.id),
+    Finding {
+        detector: NAME,
         kind: AnomalyType::PatternAnomaly,
-        severity: severity(confidence, at_stake),
+        key: primary.id.to_string(),
         confidence,
-        description,
-        technical_details: td,
-        affected_entities: AffectedEntities {
-            primary: contract_ref(primary),
-            related: members[1..].iter().map(|&i| contract_ref(&cs[i])).collect(),
-        },
-        evidence: Evidence {
-            data_points,
-            patterns,
-            statistical_analysis: Some(StatisticalEvidence {
-                method: "jaccard_word_sets".into(),
-                anomaly_score: round4(max_sim),
-                contamination: round4(members.len() as f64 / supplier_contracts.max(1) as f64),
-            }),
-        },
-        context: Context {
-            peer_comparison: Some(json!({
-                "group": format!("contracts of supplier {}", primary.supplier.document),
-                "supplier_contracts": supplier_contracts,
-            })),
-            ..Context::default()
-        },
-        explanation: Some(Explanation {
-            human_readable: human,
-            technical,
-            contributing_factors: vec![
-                Factor {
-                    factor: "similarity".into(),
-                    impact: 0.6,
-                    description: format!("objects {:.0}% alike", max_sim * 100.0),
-                },
-                Factor { factor: "same_supplier".into(), impact: 0.2, description: "same supplier document".into() },
-                Factor {
-                    factor: "close_value_or_date".into(),
-                    impact: 0.2,
-                    description: format!(
-                        "values within {}{}",
-                        format_pct(max_vdiff),
-                        max_days.map_or(String::new(), |d| format!(", at most {d} days apart"))
-                    ),
-                },
-            ],
-        }),
+        at_stake,
+        threshold: round4(threshold),
+        description: format!(
+            "{} contratos de {} com objeto {} idêntico e valores próximos (contratos {}); {} além do primeiro",
+            members.len(),
+            primary.supplier.name,
+            format_pct(max_sim),
+            ids.join(", "),
+            format_brl(at_stake)
+        ),
+        human_pt: format!(
+            "{} assinou {} contratos com {} para praticamente o mesmo objeto (\"{}\"), com valores a no máximo {} \
+             de distância{}. Pode ser o mesmo serviço pago duas vezes: vale confirmar com o órgão.",
+            primary.organ.name,
+            members.len(),
+            primary.supplier.name,
+            primary.object.chars().take(100).collect::<String>(),
+            format_pct(max_vdiff),
+            max_days.map_or(String::new(), |d| format!(" e assinados com até {d} dias de diferença"))
+        ),
+        human_en: String::new(),
+        technical: format!(
+            "Jaccard similarity of object word sets {:.3}-{:.3} > {:.3} (threshold at sensitivity {}; the spec's \
+             literal {}) for the same supplier document {}, with values within {} or signing dates within {} days; {} \
+             pairs in the group",
+            min_sim,
+            max_sim,
+            threshold,
+            s,
+            THRESHOLD,
+            primary.supplier.document,
+            format_pct(VALUE_TOLERANCE),
+            MAX_DAYS,
+            inside.len()
+        ),
+        primary: contract_ref(primary),
+        related: members[1..].iter().map(|&i| contract_ref(&cs[i])).collect(),
+        data_points: members.iter().map(|&i| point("contract_value", cs[i].value(), iso(cs[i].signed_on))).collect(),
+        patterns: inside
+            .iter()
+            .take(MAX_PATTERNS)
+            .map(|q| {
+                pattern(
+                    "near_duplicate_pair",
+                    format!("{} and {}", cs[q.a].id, cs[q.b].id),
+                    json!({
+                        "contracts": [cs[q.a].id, cs[q.b].id],
+                        "similarity": round4(q.similarity),
+                        "value_difference": round4(q.value_diff),
+                        "days_apart": q.days,
+                    }),
+                )
+            })
+            .collect(),
+        method: "jaccard_word_sets",
+        score: max_sim,
+        contamination: members.len() as f64 / supplier_contracts.max(1) as f64,
+        peer: Some(json!({
+            "group": format!("contracts of supplier {}", primary.supplier.document),
+            "supplier_contracts": supplier_contracts,
+        })),
+        regulatory: None,
+        factors: vec![
+            ("similarity".into(), 0.6, format!("objects {:.0}% alike", max_sim * 100.0)),
+            ("same_supplier".into(), 0.2, "same supplier document".into()),
+            (
+                "close_value_or_date".into(),
+                0.2,
+                format!(
+                    "values within {}{}",
+                    format_pct(max_vdiff),
+                    max_days.map_or(String::new(), |d| format!(", at most {d} days apart"))
+                ),
+            ),
+        ],
+        details: vec![
+            ("literal_threshold", json!(THRESHOLD)),
+            ("sensitivity", json!(s)),
+            ("baseline", json!("same_supplier")),
+            ("similarity", json!(round4(max_sim))),
+            ("min_similarity", json!(round4(min_sim))),
+            ("supplier", json!(primary.supplier.document)),
+            ("supplier_name", json!(primary.supplier.name)),
+            ("organ", json!(primary.organ.code)),
+            ("group_size", json!(members.len())),
+            ("max_value_difference", json!(round4(max_vdiff))),
+            ("max_days_apart", json!(max_days)),
+            ("value_tolerance", json!(VALUE_TOLERANCE)),
+            ("max_days", json!(MAX_DAYS)),
+        ],
     }
+    .build()
 }
 
 #[cfg(test)]

@@ -1,18 +1,26 @@
-//! Building the anomalies of the relationship and compliance detectors: one [`Finding`] with
-//! every field a journalist needs becomes one [`Anomaly`], with entity references for the
-//! record kinds beyond contracts.
+//! Building the anomalies of every detector: one [`Finding`] with every field a journalist
+//! needs becomes one [`Anomaly`], with entity references for the record kinds beyond
+//! contracts, and the entities a finding about a group of contracts names (a supplier or an
+//! organ, the contracts behind it, the largest first when there are too many).
 //!
 //! Language: `explanation.human_readable` carries the Portuguese text, a blank line and the
-//! English text prefixed `(EN)`; `description` is Portuguese; `explanation.technical` English.
+//! English text prefixed `(EN)` (the spec's built-in heuristics gloss theirs in English inside
+//! the Portuguese text); `description` is Portuguese; `explanation.technical` English.
+
+use std::ops::Range;
 
 use serde_json::{Map, Value, json};
 
-use super::common::{details, round2, round4, severity};
+use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity, supplier_ref};
+use super::series::OrganMonths;
+use super::shared::Side;
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, EntityRef, Evidence, Explanation, Factor,
     StatisticalEvidence,
 };
 use crate::model::bidding::Bidding;
+use crate::model::contract::Contract;
+use crate::model::dataset::Dataset;
 use crate::model::expense::Expense;
 use crate::model::registry_facts::SupplierProfile;
 use crate::model::servant::Servant;
@@ -42,6 +50,49 @@ pub fn supplier(doc: &str, name: &str) -> EntityRef {
     EntityRef::new("supplier", doc.to_string(), name.to_string())
 }
 
+/// The entity a finding about one supplier's or one organ's contracts is about, and how the
+/// Portuguese text names it ("o fornecedor X", "o órgão Y"), from any of its contracts.
+pub fn side_subject(side: Side, c: &Contract) -> (EntityRef, String) {
+    match side {
+        Side::Supplier => (supplier_ref(c), format!("o fornecedor {}", c.supplier.name)),
+        Side::Organ => (organ_ref(c), format!("o órgão {}", organ_name(c))),
+    }
+}
+
+/// The contracts a finding names, at most `max`: all of them in the order given, or when
+/// there are more, the `max` largest by value (ties by index) in index order.
+pub fn largest_contracts(ds: &Dataset, mut idx: Vec<usize>, max: usize) -> Vec<usize> {
+    if idx.len() > max {
+        idx.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
+        idx.truncate(max);
+        idx.sort_unstable();
+    }
+    idx
+}
+
+/// References to the contracts named, followed by the organ of `organ_of`.
+pub fn contracts_and_organ(ds: &Dataset, named: &[usize], organ_of: &Contract) -> Vec<EntityRef> {
+    named.iter().map(|&i| contract_ref(&ds.contracts[i])).chain(std::iter::once(organ_ref(organ_of))).collect()
+}
+
+/// The organ of a monthly series as the subject of a finding about some of its months.
+pub struct OrganSubject {
+    /// The organ's name ([`organ_name`]).
+    pub name: String,
+    /// The organ.
+    pub primary: EntityRef,
+    /// The months' contracts (at most the `max` given, the largest first), then the organ.
+    pub related: Vec<EntityRef>,
+}
+
+/// The subject of a finding about the months `months` of an organ's series.
+pub fn organ_subject(ds: &Dataset, s: &OrganMonths<'_>, months: Range<usize>, max: usize) -> OrganSubject {
+    let first = &ds.contracts[s.example];
+    let idx = s.members[months].iter().flatten().map(|&i| i as usize).collect();
+    let named = largest_contracts(ds, idx, max);
+    OrganSubject { name: organ_name(first), primary: organ_ref(first), related: contracts_and_organ(ds, &named, first) }
+}
+
 /// A data point.
 pub fn point(metric: &str, value: f64, timestamp: Option<String>) -> DataPoint {
     DataPoint { metric: metric.to_string(), value: round2(value), timestamp }
@@ -65,7 +116,7 @@ pub struct Finding {
     pub description: String,
     /// Portuguese explanation.
     pub human_pt: String,
-    /// English explanation.
+    /// English explanation; empty when the Portuguese text already glosses itself in English.
     pub human_en: String,
     /// Technical (English): method, thresholds, baseline.
     pub technical: String,
@@ -123,7 +174,11 @@ impl Finding {
                 regulatory_context: self.regulatory,
             },
             explanation: Some(Explanation {
-                human_readable: format!("{}\n\n(EN) {}", self.human_pt, self.human_en),
+                human_readable: if self.human_en.is_empty() {
+                    self.human_pt
+                } else {
+                    format!("{}\n\n(EN) {}", self.human_pt, self.human_en)
+                },
                 technical: self.technical,
                 contributing_factors: self
                     .factors

@@ -23,12 +23,11 @@ use ndarray::{Array1, Array2};
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, organ_name, organ_ref, round2, round4};
-use super::finding::{Finding, pattern, point};
+use super::common::{round2, round4};
+use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label};
 use super::shared::Shared;
-use super::spikes::month_contracts;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
@@ -95,9 +94,6 @@ impl Detector for ForecastDeviation {
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
@@ -142,15 +138,12 @@ fn anomaly(
     confidence: f64,
     sensitivity: f64,
 ) -> Anomaly {
-    let first = &ds.contracts[s.example];
-    let organ = organ_name(first);
+    let subject = organ_subject(ds, s, t..t + 1, MAX_RELATED);
+    let organ = &subject.name;
     let label = month_label(key);
     let actual = s.values[t];
     let expected = f.mean.exp();
     let upper = (f.mean + zt * f.se).exp();
-    let named = month_contracts(ds, &s.members[t], MAX_RELATED);
-    let mut related: Vec<_> = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
-    related.push(organ_ref(first));
     Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
@@ -192,8 +185,8 @@ fn anomaly(
             zt,
             sensitivity
         ),
-        primary: organ_ref(first),
-        related,
+        primary: subject.primary,
+        related: subject.related,
         data_points: vec![
             point("actual", actual, Some(label.clone())),
             point("forecast", expected, Some(label.clone())),

@@ -24,6 +24,7 @@ pub mod periodicity;
 pub mod phantom;
 pub mod price;
 pub mod price_baselines;
+pub mod price_groups;
 pub mod regime;
 pub mod relationships;
 pub mod round_values;
@@ -48,20 +49,20 @@ pub trait Detector: Send + Sync {
     fn name(&self) -> &'static str;
     /// The type of every anomaly it yields.
     fn kind(&self) -> AnomalyType;
-    /// Runs over the dataset. Returns the anomalies that pass the detector's literal threshold
-    /// with confidence at or above `p.confidence_threshold` (weaker findings are not built;
-    /// the engine filters again), in a deterministic order. Returns `Err(Cancelled)` soon
-    /// after `cancel` is set.
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError>;
-    /// Like [`Detector::run`], with the facts several detectors need computed once per
-    /// analysis ([`shared::Shared`]); the engine calls this. The default ignores them.
+    /// Runs over the dataset, with the facts several detectors need ([`shared::Shared`],
+    /// computed once per analysis); the engine calls this. Returns the anomalies that pass the
+    /// detector's literal threshold with confidence at or above `p.confidence_threshold`
+    /// (weaker findings are not built; the engine filters again), in a deterministic order.
+    /// Returns `Err(Cancelled)` soon after `cancel` is set.
     fn run_shared(
         &self,
         shared: &shared::Shared<'_>,
         p: &DetectionParams,
         cancel: &CancelFlag,
-    ) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run(shared.dataset(), p, cancel)
+    ) -> Result<Vec<Anomaly>, AnalysisError>;
+    /// [`Detector::run_shared`] over the dataset alone, its shared facts computed afresh.
+    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+        self.run_shared(&shared::Shared::new(ds), p, cancel)
     }
 }
 

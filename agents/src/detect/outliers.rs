@@ -70,9 +70,6 @@ impl Detector for LearnedOutlier {
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,

@@ -21,8 +21,8 @@ use chrono::Datelike;
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, iso, organ_ref, round2, round4, supplier_ref};
-use super::finding::{Finding, pattern, point};
+use super::common::{iso, round2, round4, supplier_ref};
+use super::finding::{Finding, contracts_and_organ, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -132,9 +132,6 @@ impl Detector for UnnaturalPeriodicity {
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
@@ -214,8 +211,6 @@ fn anomaly(
     idx.sort_by_key(|&i| (ds.contracts[i].signed_on, i));
     let first = &ds.contracts[idx[0]];
     let total: f64 = idx.iter().map(|&i| ds.contracts[i].value()).sum();
-    let mut related: Vec<_> = idx.iter().take(500).map(|&i| contract_ref(&ds.contracts[i])).collect();
-    related.push(organ_ref(first));
     let dates: Vec<String> = idx.iter().take(12).filter_map(|&i| iso(ds.contracts[i].signed_on)).collect();
     let supplier = supplier_ref(first);
     Finding {
@@ -255,7 +250,7 @@ fn anomaly(
             c.period, PERIODS.0, PERIODS.1, c.g, c.significance, q, c.amplitude, a, sensitivity
         ),
         primary: supplier,
-        related,
+        related: contracts_and_organ(ds, &idx[..idx.len().min(500)], first),
         data_points: idx
             .iter()
             .take(60)

@@ -21,6 +21,7 @@ use serde_json::json;
 use super::Detector;
 use super::common::{FxBuild, adjust_confidence, contract_ref, ramp, round2};
 use super::finding::{Finding, pattern, point, profile_ref};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::dataset::Dataset;
@@ -82,7 +83,13 @@ impl Detector for PhantomSuppliers {
     fn kind(&self) -> AnomalyType {
         AnomalyType::RelationshipAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut won: HashMap<&str, Won, FxBuild> = HashMap::default();
         for (i, c) in ds.contracts.iter().enumerate() {
             if i % 8192 == 0 {

@@ -114,9 +114,6 @@ impl Detector for PriceZScore {
     fn kind(&self) -> AnomalyType {
         AnomalyType::PriceAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,

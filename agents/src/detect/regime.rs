@@ -20,12 +20,11 @@
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, organ_name, organ_ref, round2, round4};
-use super::finding::{Finding, pattern, point};
+use super::common::{round2, round4};
+use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label};
 use super::shared::Shared;
-use super::spikes::month_contracts;
 use super::stats::median;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
@@ -108,9 +107,6 @@ impl Detector for RegimeChange {
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
@@ -145,16 +141,12 @@ fn anomaly(
     confidence: f64,
     sensitivity: f64,
 ) -> Anomaly {
-    let first = &ds.contracts[s.example];
-    let organ = organ_name(first);
+    let subject = organ_subject(ds, s, split.k..s.members.len(), MAX_RELATED);
+    let organ = &subject.name;
     let from = month_label(first_key + split.k as i32);
     let before = median(&s.values[..split.k]);
     let after = median(&s.values[split.k..]);
     let at_stake = (s.values[split.k..].iter().sum::<f64>() - before * (s.values.len() - split.k) as f64).max(0.0);
-    let members: Vec<u32> = s.members[split.k..].iter().flatten().copied().collect();
-    let named = month_contracts(ds, &members, MAX_RELATED);
-    let mut related: Vec<_> = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
-    related.push(organ_ref(first));
     let data_points = s
         .values
         .iter()
@@ -201,8 +193,8 @@ fn anomaly(
             rt,
             sensitivity
         ),
-        primary: organ_ref(first),
-        related,
+        primary: subject.primary,
+        related: subject.related,
         data_points,
         patterns: vec![pattern(
             "level_shift",

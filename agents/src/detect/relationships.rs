@@ -31,6 +31,7 @@ use super::Detector;
 use super::common::{FxBuild, adjust_confidence, round2};
 use super::finding::{Finding, bidding_ref, pattern, point, profile_ref};
 use super::legal::{self, Modality};
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::dataset::Dataset;
@@ -64,7 +65,13 @@ impl Detector for RelationshipNetwork {
     fn kind(&self) -> AnomalyType {
         AnomalyType::RelationshipAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut out = networks(ds, p, cancel)?;
         out.extend(servant_links::servants(ds, p, cancel)?);
         Ok(out)

@@ -17,13 +17,13 @@
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, organ_name, organ_ref, round2, round4, supplier_ref};
+use super::common::{contract_ref, round2, round4};
 use super::distributions::binomial_significance;
-use super::finding::{Finding, pattern, point};
+use super::finding::{Finding, pattern, point, side_subject};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
-use super::shared::Shared;
+use super::shared::{Shared, Side};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
+use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -55,22 +55,12 @@ pub fn is_round(v: f64) -> bool {
     cents % 100_000 == 0
 }
 
-/// Which side of the data an entity is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Supplier,
-    Organ,
-}
-
 impl Detector for RoundValues {
     fn name(&self) -> &'static str {
         NAME
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -98,34 +88,27 @@ impl Detector for RoundValues {
         let base = if total == 0 { MIN_BASE } else { (round as f64 / total as f64).max(MIN_BASE) };
         let (st, qt) = (SHARE.at(p.sensitivity), SIGNIFICANCE.at(p.sensitivity));
         let mut out = Vec::new();
-        for (side, interned) in [(Side::Supplier, sh.suppliers()), (Side::Organ, sh.organs())] {
-            cancel.check()?;
-            let (order, start) = interned.groups();
-            for (k, id) in interned.names.iter().enumerate() {
-                let members: Vec<u32> = order[start[k] as usize..start[k + 1] as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&i| kind[i as usize] > 0)
-                    .collect();
-                if members.len() < MIN_RECORDS {
-                    continue;
-                }
+        sh.for_each_entity(
+            cancel,
+            MIN_RECORDS,
+            |i| kind[i] > 0,
+            |side, id, members| {
                 let rounded: Vec<usize> = members.iter().map(|&i| i as usize).filter(|&i| kind[i] == 2).collect();
                 let share = rounded.len() as f64 / members.len() as f64;
                 if share <= st {
-                    continue;
+                    return;
                 }
                 let significance = binomial_significance(rounded.len(), members.len(), base);
                 if significance <= qt {
-                    continue;
+                    return;
                 }
                 let confidence = tidy(margin_confidence(significance - qt, 3.0));
                 if confidence >= p.confidence_threshold {
-                    let e = Entity { side, id, members: &members, rounded: &rounded, share, significance, base };
+                    let e = Entity { side, id, members, rounded: &rounded, share, significance, base };
                     out.push(anomaly(sh.dataset(), &e, (st, qt), confidence, p.sensitivity));
                 }
-            }
-        }
+            },
+        )?;
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
@@ -143,12 +126,8 @@ struct Entity<'a> {
 }
 
 fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, sensitivity: f64) -> Anomaly {
-    let first = &ds.contracts[e.members[0] as usize];
-    let (primary, label): (EntityRef, String) = match e.side {
-        Side::Supplier => (supplier_ref(first), format!("o fornecedor {}", first.supplier.name)),
-        Side::Organ => (organ_ref(first), format!("o órgão {}", organ_name(first))),
-    };
-    let side = if e.side == Side::Supplier { "supplier" } else { "organ" };
+    let (primary, label) = side_subject(e.side, &ds.contracts[e.members[0] as usize]);
+    let side = e.side.name();
     let at_stake: f64 = e.rounded.iter().map(|&i| ds.contracts[i].value()).sum();
     let related: Vec<_> = e.rounded.iter().take(500).map(|&i| contract_ref(&ds.contracts[i])).collect();
     let n = e.members.len();

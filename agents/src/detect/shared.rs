@@ -75,6 +75,25 @@ pub fn bucket(keys: &[u32], n_keys: usize) -> (Vec<u32>, Vec<u32>) {
     (order, start)
 }
 
+/// Which side of the contracts an entity judged as a whole is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// A supplier (by document).
+    Supplier,
+    /// An organ (by SIAFI code).
+    Organ,
+}
+
+impl Side {
+    /// `"supplier"` or `"organ"`, for ids and evidence.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Supplier => "supplier",
+            Side::Organ => "organ",
+        }
+    }
+}
+
 /// What one pass over a contract's object text found (see [`super::contract_text`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TextScan {
@@ -159,6 +178,31 @@ impl<'a> Shared<'a> {
     /// Dense ids of the organ codes.
     pub fn organs(&self) -> &Interned<'a> {
         self.organs.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| c.organ.code.as_str())))
+    }
+
+    /// Calls `f(side, id, members)` for each supplier, then each organ, with at least `min`
+    /// contracts that `keep` accepts (`members`, in dataset order, are those contracts).
+    /// Checks `cancel` before each side. Linear.
+    pub fn for_each_entity(
+        &self,
+        cancel: &CancelFlag,
+        min: usize,
+        keep: impl Fn(usize) -> bool,
+        mut f: impl FnMut(Side, &'a str, &[u32]),
+    ) -> Result<(), AnalysisError> {
+        let mut members: Vec<u32> = Vec::new();
+        for (side, interned) in [(Side::Supplier, self.suppliers()), (Side::Organ, self.organs())] {
+            cancel.check()?;
+            let (order, start) = interned.groups();
+            for (k, id) in interned.names.iter().enumerate() {
+                members.clear();
+                members.extend(order[start[k] as usize..start[k + 1] as usize].iter().filter(|&&i| keep(i as usize)));
+                if members.len() >= min {
+                    f(side, id, &members);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Contracts grouped by (organ code, signing year), in that order (the same groups as

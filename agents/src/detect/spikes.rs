@@ -17,8 +17,8 @@
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, organ_name, organ_ref, round2, round4};
-use super::finding::{Finding, pattern, point};
+use super::common::{round2, round4};
+use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label, robust};
 use super::shared::Shared;
@@ -51,9 +51,6 @@ impl Detector for SpendingSpike {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -96,28 +93,14 @@ struct Month {
     flagged: usize,
 }
 
-/// The contracts of a month, the largest first when there are too many to name.
-pub fn month_contracts(ds: &Dataset, members: &[u32], max: usize) -> Vec<usize> {
-    let mut idx: Vec<usize> = members.iter().map(|&i| i as usize).collect();
-    if idx.len() > max {
-        idx.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
-        idx.truncate(max);
-        idx.sort_unstable();
-    }
-    idx
-}
-
 fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f64, sensitivity: f64) -> Anomaly {
-    let first = &ds.contracts[s.example];
     let label = month_label(mo.key);
     let value = s.values[mo.m];
     let typical = mo.median.exp();
     let at_stake = (value - typical).max(0.0);
     let ratio = value / typical.max(1.0);
-    let organ = organ_name(first);
-    let named = month_contracts(ds, &s.members[mo.m], MAX_RELATED);
-    let mut related: Vec<_> = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
-    related.push(organ_ref(first));
+    let subject = organ_subject(ds, s, mo.m..mo.m + 1, MAX_RELATED);
+    let organ = &subject.name;
     let data_points = (0..s.values.len())
         .filter(|k| k.abs_diff(mo.m) <= 6)
         .map(|k| point("monthly_value", s.values[k], Some(month_label(mo.key - mo.m as i32 + k as i32))))
@@ -164,8 +147,8 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
             mo.median,
             mo.sigma
         ),
-        primary: organ_ref(first),
-        related,
+        primary: subject.primary,
+        related: subject.related,
         data_points,
         patterns: vec![pattern(
             "monthly_spike",

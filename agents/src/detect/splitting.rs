@@ -29,9 +29,9 @@ use super::Detector;
 use super::common::{FxBuild, adjust_confidence, ramp, round2};
 use super::finding::{Finding, expense_ref, pattern, point, supplier};
 use super::legal;
+use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
-use crate::model::dataset::Dataset;
 use crate::model::expense::Expense;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_decimal};
@@ -96,7 +96,13 @@ impl Detector for PurchaseSplitting {
     fn kind(&self) -> AnomalyType {
         AnomalyType::ComplianceViolation
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+    fn run_shared(
+        &self,
+        sh: &Shared<'_>,
+        p: &DetectionParams,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<Anomaly>, AnalysisError> {
+        let ds = sh.dataset();
         let mut processes: HashSet<&str, FxBuild> =
             HashSet::with_capacity_and_hasher(ds.contracts.len(), FxBuild::default());
         processes.extend(ds.contracts.iter().map(|c| c.process_number.as_str()).filter(|s| !s.is_empty()));

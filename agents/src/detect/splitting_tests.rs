@@ -4,6 +4,7 @@ use chrono::{Days, NaiveDate};
 
 use super::*;
 use crate::model::contract::{Organ, Party, Unit};
+use crate::model::dataset::Dataset;
 
 fn empenho(id: &str, day: u64, value: f64, process: &str) -> Expense {
     Expense {

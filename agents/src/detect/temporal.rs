@@ -16,14 +16,13 @@ use chrono::Datelike;
 use serde_json::json;
 
 use super::Detector;
-use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity};
+use super::common::{contract_ref, organ_name, organ_ref, round2, round4};
+use super::finding::{Finding, largest_contracts, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use super::stats::binomial_upper_p;
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{
-    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
-};
+use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -60,9 +59,6 @@ impl Detector for EndOfYear {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::TemporalAnomaly
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,
@@ -131,124 +127,100 @@ fn anomaly(ds: &Dataset, s: &Series<'_>, december: &[usize], p: &DetectionParams
     let factor = FACTOR.at(p.sensitivity);
     let alpha = 10f64.powf(-SIGNIFICANCE.at(p.sensitivity));
     let organ = organ_name(first);
-    let mut td = details(NAME, round4(factor * EXPECTED_SHARE), excess);
-    td.insert("literal_threshold".into(), json!(round4(SHARE_FACTOR * EXPECTED_SHARE)));
-    td.insert("sensitivity".into(), json!(p.sensitivity));
-    td.insert("baseline".into(), json!("uniform_months_of_the_organ_year"));
-    td.insert("organ".into(), json!(s.organ));
-    td.insert("year".into(), json!(s.year));
-    td.insert("december_share".into(), json!(round4(s.share)));
-    td.insert("expected_share".into(), json!(round4(EXPECTED_SHARE)));
-    td.insert("december_value".into(), json!(round2(s.values[11])));
-    td.insert("year_total".into(), json!(round2(s.total)));
-    td.insert("december_contracts".into(), json!(s.counts[11]));
-    td.insert("year_contracts".into(), json!(n));
-    td.insert("december_count_share".into(), json!(round4(count_share)));
-    td.insert("p_value".into(), json!(s.p_value));
-    td.insert("alpha".into(), json!(alpha));
-    td.insert("test".into(), json!("binomial_upper_tail_normal_approximation"));
-    let data_points = (0..12)
-        .map(|m| DataPoint {
-            metric: "monthly_value".into(),
-            value: round2(s.values[m]),
-            timestamp: Some(format!("{}-{:02}", s.year, m + 1)),
-        })
-        .collect();
-    let mut named = december.to_vec();
-    if named.len() > MAX_RELATED {
-        named.sort_by(|&a, &b| ds.contracts[b].value().total_cmp(&ds.contracts[a].value()).then(a.cmp(&b)));
-        named.truncate(MAX_RELATED);
-        named.sort_unstable();
-    }
-    let related = named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect();
-    let description = format!(
-        "{} assinou em dezembro de {} {} do valor contratado no ano ({} de {}), em {} de {} contratos; \
-         o esperado seria {}",
-        organ,
-        s.year,
-        format_pct(s.share),
-        format_brl(s.values[11]),
-        format_brl(s.total),
-        s.counts[11],
-        n,
-        format_pct(EXPECTED_SHARE)
-    );
-    let human = format!(
-        "Em dezembro de {}, {} fechou {} contratos que somam {} ({} do ano). Um mês típico teria cerca de {}. \
-         Gastos concentrados no fim do ano costumam indicar pressa para usar o orçamento e merecem explicação. \
-         (December holds {:.1}% of the year's value against 8.3% expected.)",
-        s.year,
-        organ,
-        s.counts[11],
-        format_brl(s.values[11]),
-        format_pct(s.share),
-        format_pct(EXPECTED_SHARE),
-        s.share * 100.0
-    );
-    let technical = format!(
-        "December value share {:.4} > {:.4} ({:.2} x 1/12 at sensitivity {}; the literal rule is 2 x 1/12) and \
-         December count {} of {} with one-sided binomial p = {:.3e} < {:.0e} (normal approximation, continuity \
-         correction)",
-        s.share,
-        factor * EXPECTED_SHARE,
-        factor,
-        p.sensitivity,
-        s.counts[11],
-        n,
-        s.p_value,
-        alpha
-    );
+    let named = largest_contracts(ds, december.to_vec(), MAX_RELATED);
     let others = s.total - s.values[11];
-    Anomaly {
-        id: format!("{NAME}-{}-{}", s.organ, s.year),
+    let mut a = Finding {
+        detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
-        severity: severity(confidence, excess),
+        key: format!("{}-{}", s.organ, s.year),
         confidence,
-        description,
-        technical_details: td,
-        affected_entities: AffectedEntities { primary: organ_ref(first), related },
-        evidence: Evidence {
-            data_points,
-            patterns: vec![json!({
-                "name": "end_of_year_rush",
-                "description": format!("December holds {} of the year's value", format_pct(s.share)),
-                "monthly_counts": s.counts,
-            })],
-            statistical_analysis: Some(StatisticalEvidence {
-                method: "binomial_test_december_count".into(),
-                anomaly_score: round4(s.share / EXPECTED_SHARE),
-                contamination: round4(count_share),
-            }),
-        },
-        context: Context {
-            historical_comparison: Some(json!({
-                "other_months_mean_value": round2(others / 11.0),
-                "december_value": round2(s.values[11]),
-                "ratio": if others > 0.0 { round2(s.values[11] / (others / 11.0)) } else { 0.0 },
-            })),
-            regulatory_context: Some(json!({
-                "rule": "Lei 4.320/1964, art. 35 (regime de competência do exercício financeiro)",
-                "note": "empenhos concentrados no fim do exercício",
-            })),
-            ..Context::default()
-        },
-        explanation: Some(Explanation {
-            human_readable: human,
-            technical,
-            contributing_factors: vec![
-                Factor {
-                    factor: "december_share".into(),
-                    impact: 0.7,
-                    description: format!("{} of the value against 8,3% expected", format_pct(s.share)),
-                },
-                Factor {
-                    factor: "december_count".into(),
-                    impact: 0.3,
-                    description: format!("{} December contracts, p = {:.2e}", s.counts[11], s.p_value),
-                },
-            ],
-        }),
+        at_stake: excess,
+        threshold: round4(factor * EXPECTED_SHARE),
+        description: format!(
+            "{} assinou em dezembro de {} {} do valor contratado no ano ({} de {}), em {} de {} contratos; \
+             o esperado seria {}",
+            organ,
+            s.year,
+            format_pct(s.share),
+            format_brl(s.values[11]),
+            format_brl(s.total),
+            s.counts[11],
+            n,
+            format_pct(EXPECTED_SHARE)
+        ),
+        human_pt: format!(
+            "Em dezembro de {}, {} fechou {} contratos que somam {} ({} do ano). Um mês típico teria cerca de {}. \
+             Gastos concentrados no fim do ano costumam indicar pressa para usar o orçamento e merecem explicação. \
+             (December holds {:.1}% of the year's value against 8.3% expected.)",
+            s.year,
+            organ,
+            s.counts[11],
+            format_brl(s.values[11]),
+            format_pct(s.share),
+            format_pct(EXPECTED_SHARE),
+            s.share * 100.0
+        ),
+        human_en: String::new(),
+        technical: format!(
+            "December value share {:.4} > {:.4} ({:.2} x 1/12 at sensitivity {}; the literal rule is 2 x 1/12) and \
+             December count {} of {} with one-sided binomial p = {:.3e} < {:.0e} (normal approximation, continuity \
+             correction)",
+            s.share,
+            factor * EXPECTED_SHARE,
+            factor,
+            p.sensitivity,
+            s.counts[11],
+            n,
+            s.p_value,
+            alpha
+        ),
+        primary: organ_ref(first),
+        related: named.iter().map(|&i| contract_ref(&ds.contracts[i])).collect(),
+        data_points: (0..12)
+            .map(|m| point("monthly_value", s.values[m], Some(format!("{}-{:02}", s.year, m + 1))))
+            .collect(),
+        patterns: vec![pattern(
+            "end_of_year_rush",
+            format!("December holds {} of the year's value", format_pct(s.share)),
+            json!({"monthly_counts": s.counts}),
+        )],
+        method: "binomial_test_december_count",
+        score: s.share / EXPECTED_SHARE,
+        contamination: count_share,
+        peer: None,
+        regulatory: Some(json!({
+            "rule": "Lei 4.320/1964, art. 35 (regime de competência do exercício financeiro)",
+            "note": "empenhos concentrados no fim do exercício",
+        })),
+        factors: vec![
+            ("december_share".into(), 0.7, format!("{} of the value against 8,3% expected", format_pct(s.share))),
+            ("december_count".into(), 0.3, format!("{} December contracts, p = {:.2e}", s.counts[11], s.p_value)),
+        ],
+        details: vec![
+            ("literal_threshold", json!(round4(SHARE_FACTOR * EXPECTED_SHARE))),
+            ("sensitivity", json!(p.sensitivity)),
+            ("baseline", json!("uniform_months_of_the_organ_year")),
+            ("organ", json!(s.organ)),
+            ("year", json!(s.year)),
+            ("december_share", json!(round4(s.share))),
+            ("expected_share", json!(round4(EXPECTED_SHARE))),
+            ("december_value", json!(round2(s.values[11]))),
+            ("year_total", json!(round2(s.total))),
+            ("december_contracts", json!(s.counts[11])),
+            ("year_contracts", json!(n)),
+            ("december_count_share", json!(round4(count_share))),
+            ("p_value", json!(s.p_value)),
+            ("alpha", json!(alpha)),
+            ("test", json!("binomial_upper_tail_normal_approximation")),
+        ],
     }
+    .build();
+    a.context.historical_comparison = Some(json!({
+        "other_months_mean_value": round2(others / 11.0),
+        "december_value": round2(s.values[11]),
+        "ratio": if others > 0.0 { round2(s.values[11] / (others / 11.0)) } else { 0.0 },
+    }));
+    a
 }
 
 #[cfg(test)]

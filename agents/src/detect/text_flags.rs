@@ -29,7 +29,6 @@ use super::shared::{Shared, TextScan};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::contract::Contract;
-use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::format_brl;
 
@@ -94,9 +93,6 @@ impl Detector for VagueObject {
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
     }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
-    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
@@ -116,9 +112,6 @@ impl Detector for BrandRestriction {
     }
     fn kind(&self) -> AnomalyType {
         AnomalyType::ComplianceViolation
-    }
-    fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
-        self.run_shared(&Shared::new(ds), p, cancel)
     }
     fn run_shared(
         &self,

@@ -1,6 +1,7 @@
 //! Tests of the contract-text detectors.
 
 use super::*;
+use crate::model::dataset::Dataset;
 use crate::testutil::contract;
 
 fn run(d: &dyn Detector, cs: Vec<Contract>, s: f64) -> Vec<Anomaly> {
