@@ -10,13 +10,15 @@
 //! Memory: the peak resident set (`VmHWM` of /proc/self/status) is reset (by writing 5 to
 //! /proc/self/clear_refs) after the data is generated, so each figure is the peak while
 //! analysing, the dataset itself included. Each timing is the best of `--runs` runs, with the
-//! CPU time (user + system, all threads) of that run.
+//! CPU time (user + system, all threads) of that run. The last rows run the seven agents on
+//! parallel threads, as an investigation does, without and with one findings cache.
 
 use std::time::Instant;
 
 use vigia_agents::demo::{DemoSpec, generate};
 use vigia_agents::detect::NAMES;
-use vigia_agents::{CancelFlag, DetectionParams, engine};
+use vigia_agents::registry::AgentId;
+use vigia_agents::{AnalysisContext, CancelFlag, Dataset, DetectionParams, FindingsCache, engine, instantiate};
 
 /// `VmHWM` (peak resident set) in MiB, if the platform has it.
 fn peak_mib() -> Option<f64> {
@@ -112,5 +114,34 @@ fn main() {
             size as f64 / secs,
             peak_mib().unwrap_or(f64::NAN)
         );
+        for shared in [false, true] {
+            reset_peak();
+            let (secs, cpu, found) = best_of(runs, || all_agents(&data.dataset, &params, shared));
+            let label = if shared { "seven agents, one findings cache" } else { "seven agents, no cache" };
+            println!(
+                "| {label} | {secs:.3} | {cpu:.2} | {:.0} | {found} | {:.0} |",
+                size as f64 / secs,
+                peak_mib().unwrap_or(f64::NAN)
+            );
+        }
     }
+}
+
+/// Runs the seven analysis agents on parallel threads, as an investigation does, with or
+/// without one [`FindingsCache`] between them; returns the anomalies they report in all.
+fn all_agents(ds: &Dataset, params: &DetectionParams, shared: bool) -> usize {
+    let cache = FindingsCache::new();
+    let cancel = CancelFlag::new();
+    let agents: Vec<_> = AgentId::ALL.iter().filter_map(|id| instantiate(*id)).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = agents
+            .iter()
+            .map(|a| {
+                let ctx =
+                    AnalysisContext { findings: shared.then_some(&cache), ..AnalysisContext::new(ds, params, &cancel) };
+                s.spawn(move || a.analyse(&ctx).map_or(0, |o| o.anomalies.len()))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    })
 }

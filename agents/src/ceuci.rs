@@ -108,7 +108,7 @@ impl Agent for Ceuci {
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
-        let mut anomalies = engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[forecast::NAME])?;
+        let mut anomalies = engine::detect_for(ctx, &[forecast::NAME])?;
         anomalies.sort_by(engine::order);
         (ctx.progress)(0.5);
         let f = forecasts(ctx)?;

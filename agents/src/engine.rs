@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use crate::agent::{AnalysisContext, AnalysisError, CancelFlag};
 use crate::detect::{self, Detector};
+use crate::findings::FindingsCache;
 use crate::model::anomaly::Anomaly;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
@@ -21,23 +22,32 @@ pub fn detect_each(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anom
     detect_batches(ctx, &batches, 1.0)
 }
 
-/// Runs batches of named detectors for an agent, one [`detect`] call per batch, reporting
-/// progress from 0 up to `upto` (the rest of the agent's work takes it to 1) after each and
-/// checking cancellation between them; returns their anomalies sorted by [`order`].
+/// Runs batches of named detectors for an agent, reporting progress from 0 up to `upto` (the
+/// rest of the agent's work takes it to 1) after each batch and checking cancellation between
+/// them; returns their anomalies sorted by [`order`]. The facts detectors share are computed
+/// once for the whole run, and each detector's findings come from the context's
+/// [`FindingsCache`] when the agent runs beside others over the same dataset.
 pub fn detect_batches(
     ctx: &AnalysisContext<'_>,
     batches: &[&[&str]],
     upto: f32,
 ) -> Result<Vec<Anomaly>, AnalysisError> {
     (ctx.progress)(0.0);
+    let shared = detect::shared::Shared::new(ctx.dataset);
     let mut anomalies = Vec::new();
     for (k, batch) in batches.iter().enumerate() {
         ctx.cancel.check()?;
-        anomalies.extend(detect(ctx.dataset, ctx.params, ctx.cancel, batch)?);
+        anomalies.extend(run(&shared, ctx.params, ctx.cancel, batch, ctx.findings)?);
         (ctx.progress)(upto * (k + 1) as f32 / batches.len() as f32);
     }
     anomalies.sort_by(order);
     Ok(anomalies)
+}
+
+/// [`detect`] for an agent: the named detectors (every one when `names` is empty) in
+/// parallel, each detector's findings shared through the context's [`FindingsCache`].
+pub fn detect_for(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+    run(&detect::shared::Shared::new(ctx.dataset), ctx.params, ctx.cancel, names, ctx.findings)
 }
 
 /// Runs the named detectors (every detector when `detectors` is empty) and returns the
@@ -49,6 +59,19 @@ pub fn detect(
     cancel: &CancelFlag,
     detectors: &[&str],
 ) -> Result<Vec<Anomaly>, AnalysisError> {
+    // Facts several detectors need (categories, monthly series) are computed once, on first use.
+    run(&detect::shared::Shared::new(ds), p, cancel, detectors, None)
+}
+
+/// [`detect`] over facts already shared, each detector's findings read from `cache` when given
+/// (and computed into it otherwise).
+fn run(
+    shared: &detect::shared::Shared<'_>,
+    p: &DetectionParams,
+    cancel: &CancelFlag,
+    detectors: &[&str],
+    cache: Option<&FindingsCache>,
+) -> Result<Vec<Anomaly>, AnalysisError> {
     let chosen: Vec<Box<dyn Detector>> = if detectors.is_empty() {
         detect::all()
     } else {
@@ -59,22 +82,32 @@ pub fn detect(
     };
     let chosen: Vec<Box<dyn Detector>> = chosen.into_iter().filter(|d| p.wants(d.kind())).collect();
     cancel.check()?;
-    // Facts several detectors need (categories, monthly series) are computed once, on first use.
-    let shared = &detect::shared::Shared::new(ds);
-    let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = if chosen.len() > 1 && ds.len() >= PARALLEL_FROM {
+    let one = |d: &dyn Detector| -> Result<Vec<Anomaly>, AnalysisError> {
+        let compute = || {
+            let found = d.run_shared(shared, p, cancel)?;
+            Ok(found.into_iter().filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold).collect())
+        };
+        match cache {
+            Some(c) => c.get_or_compute(d.name(), p, compute).map(|found| found.as_ref().clone()),
+            None => compute(),
+        }
+    };
+    let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = if chosen.len() > 1
+        && shared.dataset().len() >= PARALLEL_FROM
+    {
         std::thread::scope(|s| {
-            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || d.run_shared(shared, p, cancel))).collect();
+            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || one(d.as_ref()))).collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(AnalysisError::InvalidInput("a detector panicked".into()))))
                 .collect()
         })
     } else {
-        chosen.iter().map(|d| d.run_shared(shared, p, cancel)).collect()
+        chosen.iter().map(|d| one(d.as_ref())).collect()
     };
     let mut out = Vec::new();
     for r in results {
-        out.extend(r?.into_iter().filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold));
+        out.extend(r?);
     }
     out.sort_by(order);
     Ok(out)

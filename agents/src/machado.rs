@@ -136,7 +136,7 @@ impl Agent for Machado {
 
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
-        let mut anomalies = engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[VAGUE, BRAND])?;
+        let mut anomalies = engine::detect_for(ctx, &[VAGUE, BRAND])?;
         anomalies.sort_by(engine::order);
         (ctx.progress)(0.5);
         let c = census(ctx.dataset, ctx)?;

@@ -165,7 +165,7 @@ impl Agent for Obaluaie {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
         ctx.cancel.check()?;
-        let all = engine::detect(ctx.dataset, ctx.params, ctx.cancel, &[])?;
+        let all = engine::detect_for(ctx, &[])?;
         (ctx.progress)(0.8);
         ctx.cancel.check()?;
         let ranking = risk_ranking(ctx.dataset, &all, flags_needed(ctx.params.sensitivity));
