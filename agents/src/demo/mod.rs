@@ -22,6 +22,7 @@ pub mod plant;
 pub mod plant_compliance;
 pub mod plant_patterns;
 pub mod plant_relations;
+pub mod plant_temporal;
 pub mod records;
 pub mod registry;
 pub mod suppliers;

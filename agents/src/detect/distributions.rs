@@ -110,6 +110,26 @@ pub fn binomial_significance(k: usize, n: usize, p: f64) -> f64 {
     (-(first + sum.ln()) / std::f64::consts::LN_10).max(0.0)
 }
 
+/// `-log10 P(X >= k)` for `X ~ Poisson(lambda)`, summed in log space from the k-th term (exact
+/// far into the tail). 0 for `k == 0`.
+pub fn poisson_significance(k: usize, lambda: f64) -> f64 {
+    if k == 0 {
+        return 0.0;
+    }
+    let lambda = lambda.max(1e-12);
+    let first = -lambda + k as f64 * lambda.ln() - ln_gamma(k as f64 + 1.0);
+    let (mut sum, mut ratio) = (1.0, 1.0);
+    for j in k + 1..k + 100_000 {
+        // term(j) / term(j - 1) = lambda / j
+        ratio *= lambda / j as f64;
+        sum += ratio;
+        if ratio < sum * 1e-17 {
+            break;
+        }
+    }
+    (-(first + sum.ln()) / std::f64::consts::LN_10).max(0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +155,18 @@ mod tests {
         assert!(close(chi2_significance(2.0, 4), -(0.735_758_9f64).log10(), 1e-6));
         assert!(chi2_significance(2000.0, 8) > 400.0 && chi2_significance(2000.0, 8).is_finite());
         assert_eq!(chi2_significance(0.0, 8), 0.0);
+    }
+
+    #[test]
+    fn poisson_tails_are_exact() {
+        // P(X >= 1) = 1 - e^-2 for Poisson(2); P(X >= 3) = 1 - 5 e^-2.
+        assert!(close(poisson_significance(1, 2.0), -(1.0 - (-2f64).exp()).log10(), 1e-12));
+        assert!(close(poisson_significance(3, 2.0), -(1.0 - 5.0 * (-2f64).exp()).log10(), 1e-12));
+        // Far tail: P(X >= 40) for Poisson(1) ~ e^-1 / 40! (1 + 1/41 + ...).
+        let expect = -((-1f64) - ln_gamma(41.0) + (1.0f64 + 1.0 / 41.0 + 1.0 / (41.0 * 42.0)).ln()) / 10f64.ln();
+        assert!(close(poisson_significance(40, 1.0), expect, 1e-4));
+        assert_eq!(poisson_significance(0, 3.0), 0.0);
+        assert!(poisson_significance(800, 200.0).is_finite() && poisson_significance(800, 200.0) > 100.0);
     }
 
     #[test]

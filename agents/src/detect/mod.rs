@@ -33,6 +33,7 @@ pub mod series;
 pub mod shared;
 pub mod simjoin;
 pub mod spikes;
+pub mod spikes_daily;
 pub mod splitting;
 pub mod stats;
 pub mod temporal;

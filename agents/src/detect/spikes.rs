@@ -1,4 +1,6 @@
-//! `spending_spike`: a month in which an organ contracted far more than in its usual month.
+//! `spending_spike`: a month in which an organ contracted far more than in its usual month,
+//! and (the daily grain, [`super::spikes_daily`]) a day on which it signed contracts of far
+//! more purchase processes than on the other days of that month.
 //!
 //! Each organ's contracted value per month on the shared zero-filled grid
 //! ([`super::series`]) is taken on the log scale; a month's modified z-score is
@@ -79,6 +81,7 @@ impl Detector for SpendingSpike {
                 }
             }
         }
+        out.extend(super::spikes_daily::bursts(sh, p, cancel)?);
         Ok(out)
     }
 }
@@ -171,6 +174,7 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
             ("contracts".into(), 0.3, format!("{} contracts signed in the month", s.counts[mo.m])),
         ],
         details: vec![
+            ("grain", json!("month")),
             ("organ", json!(s.organ)),
             ("month", json!(label)),
             ("z_score", json!(round4(mo.z))),

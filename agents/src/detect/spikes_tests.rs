@@ -34,8 +34,13 @@ fn run(cs: Vec<Contract>, p: &DetectionParams) -> Vec<Anomaly> {
 #[test]
 fn a_month_with_six_times_the_usual_contracts_is_a_spike_naming_them() {
     let found = run(organ(5, 25), &DetectionParams::default());
+    // The 25 extra contracts were all signed on one day: a daily burst as well.
+    let daily: Vec<_> = found.iter().filter(|a| a.technical_details["grain"] == "day").collect();
+    assert_eq!(daily.len(), 1, "{daily:?}");
+    assert_eq!(daily[0].technical_details["date"], "2024-06-15");
+    let found: Vec<_> = found.iter().filter(|a| a.technical_details["grain"] == "month").collect();
     assert_eq!(found.len(), 1, "{found:?}");
-    let a = &found[0];
+    let a = found[0];
     assert_eq!(a.id, "spending_spike-26000-2024-06");
     assert_eq!(a.kind, AnomalyType::TemporalAnomaly);
     assert_eq!(a.affected_entities.primary.id, "26000");

@@ -8,7 +8,8 @@
 //! `compliance_rules`. Purchases are grouped by unit (UG), payee, budget element (the nature of
 //! the object) and fiscal year, with running sums in date order. A group is flagged when some
 //! run of purchases within `W` days, each between `f` times the limit and the limit, sums above
-//! the limit of its year ([`super::legal`]).
+//! the limit of its year ([`super::legal`]); the finding names every purchase of every such
+//! run of the group.
 //!
 //! Sensitivity `s`: `W` grows from 15 days (s = 0) to 30 (s = 0.7) to the whole fiscal year
 //! (365, s = 1.0) and `f` falls from 50% to 35% to 0, so at 1.0 the literal rule applies
@@ -64,9 +65,14 @@ fn window_sum(dated: &[(NaiveDate, f64, usize)], i: usize, j: usize) -> f64 {
     dated[i..=j].iter().map(|x| x.1).sum()
 }
 
-/// The best run of a group: (confidence, first, last) over positions of `dated`.
-fn best_run(dated: &[(NaiveDate, f64, usize)], window: i64, limit: f64) -> Option<(f64, usize, usize)> {
+/// The runs of a group over the limit: the best one's confidence and the positions (in
+/// `dated`, ascending) of every purchase in some run of two or more within `window` days that
+/// sums above the limit. The longest window ending at each purchase holds every shorter
+/// qualifying one, so marking those is enough; widening the window or admitting smaller
+/// purchases only adds positions, so a finding never loses a purchase as sensitivity rises.
+fn runs_over(dated: &[(NaiveDate, f64, usize)], window: i64, limit: f64) -> Option<(f64, Vec<usize>)> {
     let mut best: Option<(f64, usize, usize)> = None;
+    let mut cover = vec![0i32; dated.len() + 1];
     let (mut i, mut sum) = (0usize, 0.0f64);
     for j in 0..dated.len() {
         sum += dated[j].1;
@@ -76,6 +82,8 @@ fn best_run(dated: &[(NaiveDate, f64, usize)], window: i64, limit: f64) -> Optio
         }
         let count = j + 1 - i;
         if count >= 2 && sum > limit + 0.005 {
+            cover[i] += 1;
+            cover[j + 1] -= 1;
             let c = confidence_for(sum, limit, count);
             // Highest confidence first; among equals, the run with more purchases and money.
             let better = best.is_none_or(|(bc, bi, bj)| {
@@ -86,7 +94,15 @@ fn best_run(dated: &[(NaiveDate, f64, usize)], window: i64, limit: f64) -> Optio
             }
         }
     }
-    best
+    let (confidence, _, _) = best?;
+    let mut depth = 0;
+    let positions = (0..dated.len())
+        .filter(|&k| {
+            depth += cover[k];
+            depth > 0
+        })
+        .collect();
+    Some((confidence, positions))
 }
 
 impl Detector for PurchaseSplitting {
@@ -149,10 +165,10 @@ impl Detector for PurchaseSplitting {
                 continue;
             }
             dated.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.cmp(&b.2)));
-            let Some((base, i, j)) = best_run(&dated, window, limit) else { continue };
+            let Some((base, positions)) = runs_over(&dated, window, limit) else { continue };
             let confidence = adjust_confidence(base, p.sensitivity);
             if confidence >= p.confidence_threshold {
-                let run: Vec<&Expense> = dated[i..=j].iter().map(|x| &ds.expenses[x.2]).collect();
+                let run: Vec<&Expense> = positions.iter().map(|&k| &ds.expenses[dated[k].2]).collect();
                 found.push((key, run, limit, table.act, confidence));
             }
         }
