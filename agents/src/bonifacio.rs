@@ -1,7 +1,8 @@
 //! José Bonifácio, the legal compliance analyst: runs the Lei 14.133/2021 detectors
 //! (`compliance_rules`: dispensa limits per year, amendment caps, sanctioned suppliers, check
-//! digits, extinct modalities, unjustified inexigibilidade; `purchase_splitting`) through the
-//! engine and turns their findings into insights per rule and concrete requests to the organs.
+//! digits, extinct modalities, unjustified inexigibilidade; over agreements, sanctioned grantees
+//! and releases above the agreed value; `purchase_splitting`) through the engine and turns their
+//! findings into insights per rule and concrete requests to the organs.
 
 use std::collections::BTreeMap;
 
@@ -48,6 +49,8 @@ fn rule_label(rule: &str) -> &'static str {
         "invalid_document" => "fornecedores com CNPJ/CPF de dígitos verificadores inválidos",
         "extinct_modality" => "contratos em modalidades extintas (convite, tomada de preços)",
         "unjustified_inexigibility" => "inexigibilidades sem justificativa de inviabilidade de competição",
+        "sanctioned_grantee" => "convênios com convenentes sancionados (CEIS/CNEP) no início da vigência",
+        "released_above_agreed" => "convênios com valor liberado acima do valor pactuado",
         _ => "violações",
     }
 }
@@ -82,6 +85,16 @@ fn recommendation(a: &Anomaly) -> String {
         "unjustified_inexigibility" => format!(
             "Solicitar ao órgão {organ} a justificativa de inviabilidade de competição (art. 74) e a razão da escolha de {name} no contrato {id}"
         ),
+        "sanctioned_grantee" => format!(
+            "Comunicar à CGU e ao TCU que o convênio {id} foi celebrado com {} (CNPJ {}) durante sanção que o impedia, e pedir ao órgão {organ} a suspensão das liberações (Decreto 11.531/2023)",
+            text(a, "grantee_name"),
+            format_cnpj(text(a, "grantee"))
+        ),
+        "released_above_agreed" => format!(
+            "Solicitar ao órgão {organ} os termos aditivos e o cronograma de desembolso do convênio {id}, que teve {} liberados além do valor pactuado ({} acima)",
+            format_brl(a.value_at_stake()),
+            format_pct(num(a, "observed"))
+        ),
         _ if a.detector() == splitting::NAME => format!(
             "Verificar o planejamento anual de compras da UG {} para '{}': {} dispensas de {} (CNPJ {}) somam {}, acima do limite de {} (fracionamento, art. 75, §1)",
             text(a, "unit"),
@@ -103,8 +116,12 @@ fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
         per_rule.entry(text(a, "rule")).or_default().push(a);
     }
     let mut out = Vec::new();
-    let breached: std::collections::BTreeSet<&str> =
-        per_rule.values().flatten().map(|a| a.affected_entities.primary.id.as_str()).collect();
+    let breached: std::collections::BTreeSet<&str> = per_rule
+        .values()
+        .flatten()
+        .filter(|a| a.affected_entities.primary.kind == "contract")
+        .map(|a| a.affected_entities.primary.id.as_str())
+        .collect();
     if !breached.is_empty() {
         out.push(insight(
             AgentId::Bonifacio,
@@ -125,10 +142,11 @@ fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
         out.push(insight(
             AgentId::Bonifacio,
             format!(
-                "{}: {}, somando {}; o mais grave é o contrato {} ({})",
+                "{}: {}, somando {}; o mais grave é o {} {} ({})",
                 count_of(found.len(), "caso", "casos"),
                 rule_label(rule),
                 format_brl(at_stake),
+                if top.affected_entities.primary.kind == "agreement" { "convênio" } else { "contrato" },
                 top.affected_entities.primary.id,
                 format_brl(top.value_at_stake())
             ),
@@ -213,6 +231,9 @@ mod tests {
         assert!(out.insights.iter().any(|i| i.insight.contains("fracionamento")));
         assert!(out.recommendations.iter().any(|r| r.contains("processo de dispensa") && r.contains("art. 73")));
         assert!(out.recommendations.iter().any(|r| r.contains("art. 75, §1")));
+        assert!(out.insights.iter().any(|i| i.insight.contains("convenentes sancionados")));
+        assert!(out.insights.iter().any(|i| i.insight.contains("o mais grave é o convênio")));
+        assert!(out.recommendations.iter().any(|r| r.contains("cronograma de desembolso do convênio")));
         assert_eq!(Bonifacio::new().id(), AgentId::Bonifacio);
     }
 

@@ -81,17 +81,24 @@ impl Emitter {
         self.emit(EventKind::Progress { percentage, current_phase: phase, agents_active });
     }
 
-    /// Emits an anomaly, naming the contract behind it (primary, else first related).
+    /// Emits an anomaly, naming the contract behind it (primary, else first related), the
+    /// supplier (or an agreement's grantee) it concerns, and the contract's value (else the
+    /// money at stake).
     pub fn anomaly(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) {
         self.inv.progress.anomalies_found += 1;
         let contract = std::iter::once(&a.affected_entities.primary)
             .chain(&a.affected_entities.related)
             .filter(|e| e.kind == "contract")
             .find_map(|e| contracts.get(e.id.as_str()).copied());
+        let party = std::iter::once(&a.affected_entities.primary)
+            .chain(&a.affected_entities.related)
+            .find(|e| e.kind == "supplier" || e.kind == "grantee")
+            .map(|e| e.name.clone());
         let supplier = match a.affected_entities.primary.kind.as_str() {
-            "supplier" => Some(a.affected_entities.primary.name.clone()),
-            _ => contract.map(|c| c.supplier.name.to_string()),
+            "supplier" | "grantee" => party,
+            _ => contract.map(|c| c.supplier.name.to_string()).or(party),
         };
+        let at_stake = Some(a.value_at_stake()).filter(|v| *v > 0.0);
         self.emit(EventKind::Anomaly {
             id: a.id.clone(),
             anomaly_type: a.kind.as_str().into(),
@@ -100,7 +107,7 @@ impl Emitter {
             description: a.description.clone(),
             contract_id: contract.map(|c| c.id.to_string()),
             supplier,
-            value: contract.map(Contract::value),
+            value: contract.map(Contract::value).or(at_stake),
         });
     }
 

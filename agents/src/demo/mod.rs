@@ -10,8 +10,9 @@
 //! are moved into December until December holds 35-50% of its value (`end_of_year`), and
 //! near-copies of contracts (`duplicate_contracts`). Every other record kind (biddings, expenses,
 //! agreements, servants, supplier registry facts, sanctions) and the relationship and compliance
-//! plants come from [`records`]. The same spec always gives the same data;
-//! the count is exact (copies are taken out of the clean budget).
+//! plants come from [`records`]; the agreements and their plants from [`plant_agreements`]. The
+//! same spec always gives the same data; the count is exact (copies are taken out of the clean
+//! budget).
 
 pub mod balance;
 pub mod catalog;
@@ -19,6 +20,7 @@ pub mod clean;
 pub mod mix;
 pub mod objects;
 pub mod plant;
+pub mod plant_agreements;
 pub mod plant_compliance;
 pub mod plant_patterns;
 pub mod plant_relations;

@@ -141,3 +141,34 @@ proptest! {
         prop_assert!(covered(&low, &high).is_none(), "{:?} lost from {} to {}", covered(&low, &high), lo, hi);
     }
 }
+
+#[test]
+fn both_agreement_rules_are_planted_from_two_hundred_contracts_and_found_exactly_at_the_defaults() {
+    for (seed, n) in [(3, 200), (7, 5000)] {
+        let data = generate(&DemoSpec { seed, contracts: n, ..DemoSpec::default() });
+        let ids: HashSet<&str> = data.dataset.agreements.iter().map(|a| a.id.as_str()).collect();
+        let labelled: HashSet<&str> = data
+            .planted
+            .iter()
+            .filter(|p| p.detector == compliance_rules::NAME)
+            .flat_map(|p| p.record_ids.iter().map(String::as_str))
+            .filter(|id| ids.contains(id))
+            .collect();
+        let on_agreements = |s: f64| -> Vec<Anomaly> {
+            let p = DetectionParams { sensitivity: s, ..DetectionParams::default() };
+            engine::detect(&data.dataset, &p, &CancelFlag::new(), &[compliance_rules::NAME])
+                .unwrap()
+                .into_iter()
+                .filter(|a| a.affected_entities.primary.kind == "agreement")
+                .collect()
+        };
+        let found = on_agreements(0.7);
+        for rule in ["sanctioned_grantee", "released_above_agreed"] {
+            assert!(found.iter().any(|a| a.technical_details["rule"] == rule), "{rule} missing at {n}");
+        }
+        let named: HashSet<&str> = found.iter().map(|a| a.affected_entities.primary.id.as_str()).collect();
+        assert_eq!(named, labelled, "agreements found vs labelled at {n}");
+        // The releases within the tolerance are reported once it is gone.
+        assert!(on_agreements(1.0).len() > found.len(), "no noise near the tolerance at {n}");
+    }
+}

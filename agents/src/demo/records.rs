@@ -3,9 +3,10 @@
 //! unit, object; the contract's supplier wins at the contract's value, 2-6 other bidders of the
 //! same trade lose at 1-45% above it), the commitments (empenhos) and payments of a third of the
 //! contracts, small direct purchases paid by commitment alone (no contract, as art. 95 of Lei
-//! 14.133 allows), a few agreements (convênios) with municipalities, the registry facts of every
-//! supplier, servants of every organ and a sanctions list; then the relationship and compliance
-//! plants ([`super::plant_compliance`], [`super::plant_relations`]).
+//! 14.133 allows), the registry facts of every supplier, servants of every organ and a sanctions
+//! list; then the relationship and compliance plants ([`super::plant_compliance`],
+//! [`super::plant_relations`]); last the agreements (convênios) with their plants
+//! ([`super::plant_agreements`]).
 //!
 //! Proportions for `n` contracts: about 0.3 n biddings, 0.5 n expense documents, 0.02 n
 //! agreements, n / 40 servants, one profile per pool supplier, n / 500 sanctions.
@@ -22,10 +23,9 @@ use super::catalog::PROFILES;
 use super::clean::{Meta, World};
 use super::objects::push_uint;
 use super::plant::{Field, Plan};
-use super::{Planted, plant_compliance, plant_relations, registry};
+use super::{Planted, plant_agreements, plant_compliance, plant_relations, registry};
 use crate::detect::category::Category;
 use crate::detect::legal;
-use crate::model::agreement::Agreement;
 use crate::model::bidding::{Bid, Bidding};
 use crate::model::contract::{Contract, Organ, Party, Unit};
 use crate::model::dataset::Dataset;
@@ -335,41 +335,6 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
     out
 }
 
-/// A few agreements with municipalities of the organs' cities.
-fn agreements(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Vec<Agreement> {
-    let count = (n / 50).max(2);
-    (0..count)
-        .map(|k| {
-            let info = world.organs[super::clean::pick(&world.organ_cum, rng.r#gen())];
-            let unit = &info.units[rng.gen_range(0..info.units.len())];
-            let year = world.years[rng.gen_range(0..world.years.len())];
-            let from = NaiveDate::from_ymd_opt(year, 1, 1).unwrap_or(NaiveDate::MIN) + Days::new(rng.gen_range(0..330));
-            let value = (800_000.0 * (0.9 * rng.sample::<f64, _>(StandardNormal)).exp() * 100.0).round() / 100.0;
-            Agreement {
-                id: (800_000 + k).to_string(),
-                number: format!("{}", 900_000 + k),
-                object: format!("APOIO A PROJETO MUNICIPAL EM {} - {}", unit.city, info.acronym),
-                situation: "EM EXECUÇÃO".into(),
-                grantee: Party {
-                    name: arcstr::format!("MUNICIPIO DE {}", unit.city),
-                    document: (crate::model::cnpj::cnpj_from_parts(10_000_000 + rng.gen_range(0..80_000_000), 1))
-                        .into(),
-                },
-                organ: Organ { code: info.code.into(), acronym: info.acronym.into(), name: info.name.into() },
-                value,
-                released: (value * rng.gen_range(0.0..1.0) * 100.0).round() / 100.0,
-                counterpart: (value * 0.02 * 100.0).round() / 100.0,
-                valid_from: Some(from),
-                valid_until: Some(from + Days::new(rng.gen_range(365..1100))),
-                published_on: Some(from + Days::new(rng.gen_range(1..10))),
-                last_release_on: None,
-                uf: String::new(),
-                municipality: unit.city.to_string(),
-            }
-        })
-        .collect()
-}
-
 /// Contracts other plants rely on, which these plants leave alone: those of each planted
 /// concentrated supplier in its organ-year (moving one away would change that label).
 pub fn reserved(f: &Field<'_>, plan: &Plan) -> HashSet<usize> {
@@ -418,6 +383,7 @@ pub fn complete(mut f: Field<'_>, plan: &Plan, seed: u64, planted: &mut Vec<Plan
     }
     let extra = plant_compliance::incidental(&f.contracts, &sanctions, planted);
     planted.extend(extra);
-    let agreements = agreements(f.world, n, &mut rng);
+    let mut agreements = plant_agreements::agreements(f.world, n, &mut rng);
+    planted.extend(plant_agreements::plant(f.world, &f.contracts, &mut agreements, &mut sanctions, n, &mut rng));
     Dataset { contracts: f.contracts, biddings, expenses, agreements, servants, suppliers: profiles, sanctions }
 }

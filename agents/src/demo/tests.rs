@@ -97,7 +97,8 @@ fn every_kind_is_planted_from_two_hundred_contracts_on() {
             }
             assert!(d.planted.iter().any(|p| p.detector == *name), "{name} missing at {n}");
         }
-        // Labels name records of every kind: contracts, biddings, expenses, servants, suppliers.
+        // Labels name records of every kind: contracts, biddings, expenses, agreements, servants,
+        // suppliers; no two records of any kinds share an id.
         let ds = &d.dataset;
         let ids: HashSet<&str> = ds
             .contracts
@@ -105,9 +106,19 @@ fn every_kind_is_planted_from_two_hundred_contracts_on() {
             .map(|c| c.id.as_str())
             .chain(ds.biddings.iter().map(|b| b.id.as_str()))
             .chain(ds.expenses.iter().map(|e| e.id.as_str()))
+            .chain(ds.agreements.iter().map(|a| a.id.as_str()))
             .chain(ds.servants.iter().map(|s| s.id.as_str()))
             .chain(ds.suppliers.iter().map(|p| p.cnpj.as_str()))
+            .chain(ds.sanctions.iter().map(|s| s.id.as_str()))
             .collect();
+        let records = ds.contracts.len()
+            + ds.biddings.len()
+            + ds.expenses.len()
+            + ds.agreements.len()
+            + ds.servants.len()
+            + ds.suppliers.len()
+            + ds.sanctions.len();
+        assert_eq!(ids.len(), records, "ids shared across record kinds at {n}");
         assert!(d.planted.iter().flat_map(|p| &p.record_ids).all(|id| ids.contains(id.as_str())));
     }
 }

@@ -22,11 +22,14 @@
 //!   74 and whose object states no single-supplier reason. Confidence 0.86, shifted with the
 //!   sensitivity (dropped below 0.8 at sensitivity 0.45 and under).
 //!
+//! Agreements (convênios) are judged by [`super::agreement_rules`] (`sanctioned_grantee`,
+//! `released_above_agreed`) with the same sanction index; their anomalies follow the contracts'.
+//!
 //! Pregão for an obra (art. 29) is not judged: the Portal does not say whether an engineering
 //! service is "comum", and the demo's clean data uses pregão for them.
 //!
-//! Complexity: one pass over the contracts with a hash index of the sanctions by CNPJ root:
-//! O(n + s) time and memory.
+//! Complexity: one pass over the contracts and one over the agreements with a hash index of the
+//! sanctions by CNPJ root: O(n + a + s) time and memory.
 
 use std::collections::HashMap;
 
@@ -146,7 +149,9 @@ impl Detector for ComplianceRules {
         }
         let n = ds.contracts.len().max(1) as f64;
         let v = out.into_iter().map(|(i, b)| anomaly(&ds.contracts[i], b)).collect();
-        Ok(fix_contamination(v, &counts, n))
+        let mut v = fix_contamination(v, &counts, n);
+        v.extend(super::agreement_rules::run(ds, &barring, p, cancel)?);
+        Ok(v)
     }
 }
 
@@ -320,7 +325,7 @@ fn anomaly(c: &Contract, b: Breach<'_>) -> Anomaly {
     let when = iso(c.signed_on);
     let mut related: Vec<EntityRef> = vec![supplier_ref(c), organ_ref(c)];
     if let Some(s) = b.sanction {
-        related.push(EntityRef::new("sanction", s.id.clone(), format!("{} {} - {}", s.register, s.kind, s.name)));
+        related.push(super::finding::sanction_ref(s));
     }
     Finding {
         detector: NAME,

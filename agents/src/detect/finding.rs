@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use super::common::{contract_ref, details, organ_name, organ_ref, round2, round4, severity, supplier_ref};
 use super::series::OrganMonths;
 use super::shared::Side;
+use crate::model::agreement::Agreement;
 use crate::model::anomaly::{
     AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, EntityRef, Evidence, Explanation, Factor,
     StatisticalEvidence,
@@ -23,6 +24,7 @@ use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 use crate::model::expense::Expense;
 use crate::model::registry_facts::SupplierProfile;
+use crate::model::sanction::Sanction;
 use crate::model::servant::Servant;
 
 /// `{type: "bidding", id, name}`.
@@ -33,6 +35,25 @@ pub fn bidding_ref(b: &Bidding) -> EntityRef {
 /// `{type: "expense", id: documento, name}`.
 pub fn expense_ref(e: &Expense) -> EntityRef {
     EntityRef::new("expense", e.id.to_string(), e.display_name())
+}
+
+/// `{type: "agreement", id, name: "Convênio <number> - <object>"}` (object cut at 80 characters).
+pub fn agreement_ref(a: &Agreement) -> EntityRef {
+    let object: String = a.object.chars().take(80).collect();
+    let name = if a.number.is_empty() { object } else { format!("Convênio {} - {}", a.number, object) };
+    EntityRef::new("agreement", a.id.clone(), name)
+}
+
+/// `{type: "grantee", id: CNPJ (14 digits) or CPF, name}`: who receives an agreement's money
+/// (the convenente). Not `supplier`: a municipality or non-profit sells nothing, and the views
+/// that rank suppliers should not count it as one.
+pub fn grantee_ref(a: &Agreement) -> EntityRef {
+    EntityRef::new("grantee", a.grantee.document.to_string(), a.grantee.name.to_string())
+}
+
+/// `{type: "sanction", id, name: "<register> <kind> - <sanctioned>"}`.
+pub fn sanction_ref(s: &Sanction) -> EntityRef {
+    EntityRef::new("sanction", s.id.clone(), format!("{} {} - {}", s.register, s.kind, s.name))
 }
 
 /// `{type: "servant", id, name}`.

@@ -5,6 +5,7 @@
 //! compliance detectors. How sensitivity moves every threshold: [`sensitivity`]; facts several
 //! detectors share within one analysis: [`shared`].
 
+pub mod agreement_rules;
 pub mod benford;
 pub mod bid_rigging;
 pub mod category;

@@ -1,6 +1,7 @@
 //! Property tests of the sensitivity semantics: for every detector of the price, pattern and
-//! temporal families (and the contract-text detectors), raising the sensitivity never removes
-//! an anomaly, whatever the confidence threshold. A detector that groups records (duplicate
+//! temporal families (and the contract-text detectors and `compliance_rules`, contracts and
+//! agreements), raising the sensitivity never removes an anomaly, whatever the confidence
+//! threshold. A detector that groups records (duplicate
 //! contracts) may merge groups as thresholds loosen, so for it every record named at the lower
 //! sensitivity must still be named at the higher one.
 
@@ -11,14 +12,15 @@ use proptest::prelude::*;
 use crate::agent::CancelFlag;
 use crate::demo::{DemoSpec, generate};
 use crate::detect::{
-    benford, concentration, dates, duplicates, forecast, outliers, periodicity, price, regime, round_values, spikes,
-    temporal, text_flags,
+    benford, compliance_rules, concentration, dates, duplicates, forecast, outliers, periodicity, price, regime,
+    round_values, spikes, temporal, text_flags,
 };
 use crate::engine;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 
-/// Every detector whose sensitivity semantics this crate's pattern side owns.
+/// Every detector whose sensitivity semantics this crate's pattern side owns, and the legal
+/// rules.
 const OWN: &[&str] = &[
     price::NAME,
     concentration::NAME,
@@ -34,6 +36,7 @@ const OWN: &[&str] = &[
     forecast::NAME,
     text_flags::VAGUE,
     text_flags::BRAND,
+    compliance_rules::NAME,
 ];
 
 /// Anomaly id -> records named, for one detector at one setting.
