@@ -179,21 +179,28 @@ async fn build_auth(config: &Config, store: &Store, audit: Arc<AuditService>) ->
     Ok(auth)
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// A future that resolves on Ctrl-C or SIGTERM. The handlers are installed when this is
+/// called (inside the runtime), not when the future is first polled, so a signal that arrives
+/// while the server is starting is already a graceful stop rather than the default kill.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut i), Ok(mut t)) => {
+                    tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
