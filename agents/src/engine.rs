@@ -33,7 +33,7 @@ pub fn detect_batches(
     upto: f32,
 ) -> Result<Vec<Anomaly>, AnalysisError> {
     (ctx.progress)(0.0);
-    let shared = detect::shared::Shared::new(ctx.dataset);
+    let shared = detect::shared::Shared::with_cache(ctx.dataset, ctx.findings);
     let mut anomalies = Vec::new();
     for (k, batch) in batches.iter().enumerate() {
         ctx.cancel.check()?;
@@ -47,7 +47,7 @@ pub fn detect_batches(
 /// [`detect`] for an agent: the named detectors (every one when `names` is empty) in
 /// parallel, each detector's findings shared through the context's [`FindingsCache`].
 pub fn detect_for(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
-    run(&detect::shared::Shared::new(ctx.dataset), ctx.params, ctx.cancel, names, ctx.findings)
+    run(&detect::shared::Shared::with_cache(ctx.dataset, ctx.findings), ctx.params, ctx.cancel, names, ctx.findings)
 }
 
 /// Runs the named detectors (every detector when `detectors` is empty) and returns the
@@ -92,16 +92,8 @@ fn run(
             None => compute(),
         }
     };
-    let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = if chosen.len() > 1
-        && shared.dataset().len() >= PARALLEL_FROM
-    {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = chosen.iter().map(|d| s.spawn(move || one(d.as_ref()))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(AnalysisError::InvalidInput("a detector panicked".into()))))
-                .collect()
-        })
+    let results = if chosen.len() > 1 && shared.dataset().len() >= PARALLEL_FROM {
+        on_workers(&chosen, one)
     } else {
         chosen.iter().map(|d| one(d.as_ref())).collect()
     };
@@ -111,6 +103,41 @@ fn run(
     }
     out.sort_by(order);
     Ok(out)
+}
+
+/// Runs `one` over every detector on as many worker threads as the machine has cores, each
+/// taking the next detector when it is free; results come back in the detectors' order. At
+/// most that many detectors hold their working memory at once (running all of them at once
+/// on two cores buys no time and adds their peaks together).
+fn on_workers(
+    chosen: &[Box<dyn Detector>],
+    one: impl Fn(&dyn Detector) -> Result<Vec<Anomaly>, AnalysisError> + Sync,
+) -> Vec<Result<Vec<Anomaly>, AnalysisError>> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, chosen.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<Vec<Anomaly>, AnalysisError>>> = chosen.iter().map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(d) = chosen.get(k) else { break };
+                        done.push((k, one(d.as_ref())));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for h in handles {
+            for (k, r) in h.join().unwrap_or_default() {
+                results[k] = Some(r);
+            }
+        }
+    });
+    let panicked = || Err(AnalysisError::InvalidInput("a detector panicked".into()));
+    results.into_iter().map(|r| r.unwrap_or_else(panicked)).collect()
 }
 
 /// The order of reported anomalies: severity (most severe first), then money at stake

@@ -6,20 +6,30 @@
 //! over one dataset in parallel it gives them one [`FindingsCache`]: the first agent to need a
 //! detector computes it while the others wait on that entry's lock, then all read the
 //! result. A failed or cancelled computation is not kept, so the next caller tries again.
+//! The per-contract facts several detectors read (object categories, text scans) are kept
+//! here too, so agents that run different detectors still categorise the objects once.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::agent::AnalysisError;
+use crate::detect::category::Category;
+use crate::detect::shared::TextScan;
 use crate::model::anomaly::Anomaly;
 use crate::model::params::DetectionParams;
 
 type Slot = Arc<Mutex<Option<Arc<Vec<Anomaly>>>>>;
 
-/// Each detector's findings over one dataset, keyed by detector and parameters.
+/// Each detector's findings over one dataset, keyed by detector and parameters, and the
+/// per-contract facts the detectors share ([`crate::detect::shared::Shared`] reads them here
+/// when it is given the cache).
 #[derive(Debug, Default)]
 pub struct FindingsCache {
     slots: Mutex<HashMap<String, Slot>>,
+    /// The object category of every contract.
+    pub(crate) categories: OnceLock<Vec<Category>>,
+    /// One scan of every object text.
+    pub(crate) texts: OnceLock<Vec<TextScan>>,
 }
 
 impl FindingsCache {

@@ -116,40 +116,9 @@ pub fn by_organ_year(ds: &Dataset) -> BTreeMap<(&str, i32), Vec<usize>> {
     groups.into_iter().collect()
 }
 
-/// A fast, non-cryptographic hasher (the Fx hash of rustc) for integer and short string keys.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FxHasher(u64);
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl std::hash::Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(b));
-        }
-        for b in chunks.remainder() {
-            self.write_u64(u64::from(*b));
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(FX_SEED);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-/// `HashMap` build-hasher using [`FxHasher`].
-pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+/// `HashMap` build-hasher for the detectors' internal maps: `rustc-hash`'s Fx hash (fast on
+/// short keys, not DoS-resistant, which these maps over records already read do not need).
+pub type FxBuild = rustc_hash::FxBuildHasher;
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ use super::common::FxBuild;
 use super::contract_text::{may_name_brand, specificity};
 use super::series::{Grid, OrganMonths, organ_months};
 use crate::agent::{AnalysisError, CancelFlag};
+use crate::findings::FindingsCache;
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 
@@ -114,6 +115,9 @@ impl TextScan {
 /// Lazily computed facts about one dataset.
 pub struct Shared<'a> {
     ds: &'a Dataset,
+    /// Where the per-contract facts (categories, text scans) are kept when several agents
+    /// analyse the dataset, so they are computed once for all of them.
+    across: Option<&'a FindingsCache>,
     categories: OnceLock<Vec<Category>>,
     texts: OnceLock<Vec<TextScan>>,
     months: OnceLock<(Grid, Vec<OrganMonths<'a>>)>,
@@ -136,8 +140,15 @@ pub struct OrganYear<'a> {
 impl<'a> Shared<'a> {
     /// Nothing computed yet.
     pub fn new(ds: &'a Dataset) -> Self {
+        Self::with_cache(ds, None)
+    }
+
+    /// Nothing computed yet; the per-contract facts come from (or go into) `across`, which
+    /// must belong to this dataset.
+    pub fn with_cache(ds: &'a Dataset, across: Option<&'a FindingsCache>) -> Self {
         Self {
             ds,
+            across,
             categories: OnceLock::new(),
             texts: OnceLock::new(),
             months: OnceLock::new(),
@@ -156,18 +167,26 @@ impl<'a> Shared<'a> {
     /// large datasets).
     pub fn categories(&self, cancel: &CancelFlag) -> Result<&[Category], AnalysisError> {
         cancel.check()?;
-        Ok(self.categories.get_or_init(|| par_map(&self.ds.contracts, |c| categorise(&c.object))))
+        let compute = || par_map(&self.ds.contracts, |c| categorise(&c.object));
+        Ok(match self.across {
+            Some(across) => across.categories.get_or_init(compute),
+            None => self.categories.get_or_init(compute),
+        })
     }
 
     /// One scan of every object text for the text detectors (linear; split over the cores).
     pub fn texts(&self, cancel: &CancelFlag) -> Result<&[TextScan], AnalysisError> {
         cancel.check()?;
-        Ok(self.texts.get_or_init(|| {
+        let compute = || {
             par_map(&self.ds.contracts, |c| {
                 let (content, specific) = specificity(&c.object, TextScan::SPECIFIC_CAP);
                 TextScan { has_content: content > 0, specific: specific as u8, brand: may_name_brand(&c.object) }
             })
-        }))
+        };
+        Ok(match self.across {
+            Some(across) => across.texts.get_or_init(compute),
+            None => self.texts.get_or_init(compute),
+        })
     }
 
     /// Dense ids of the supplier documents.
