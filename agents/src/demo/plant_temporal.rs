@@ -16,6 +16,7 @@ use super::Planted;
 use super::balance::reassign;
 use super::plant::{Field, Plan};
 use super::plant_patterns::{free, is_dispensa, label};
+use crate::detect::distributions::poisson_significance;
 use crate::detect::{periodicity, regime, spikes};
 use crate::model::anomaly::AnomalyType;
 
@@ -187,9 +188,20 @@ fn cadences(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, r
     out
 }
 
+/// How many of a month's `n` contracts one burst day holds: at least 12 and 4 times the
+/// month's daily rate, and enough to lie far outside chance (a Poisson tail below 1e-12
+/// against the other days' rate).
+fn burst_size(n: usize) -> usize {
+    let mut k = ((4.0 * n as f64 / 30.0).ceil() as usize).max(12);
+    while k < n && poisson_significance(k, (n.saturating_sub(k) as f64 / 29.0).max(0.5)) < 12.0 {
+        k += 1;
+    }
+    k
+}
+
 /// An organ-day (in February to November) on which contracts of that organ-month are signed
-/// together until the day holds `max(12, 4 x the month's daily rate)` of them, each keeping its
-/// own process; the month's total does not change, so only the daily grain sees it.
+/// together until the day holds [`burst_size`] of them, each keeping its own process; the
+/// month's total does not change, so only the daily grain sees it.
 fn bursts(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
     let mut out = Vec::new();
     for (organ, year) in free_organ_years(f, busy, 200, rng) {
@@ -199,8 +211,7 @@ fn bursts(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, rng
         let month = rng.gen_range(2..=11u32);
         let mut idx: Vec<usize> =
             f.groups[&(organ, year)].iter().copied().filter(|&i| f.metas[i].month == month).collect();
-        let rate = idx.len() as f64 / 30.0;
-        let want = ((4.0 * rate).ceil() as usize).max(12);
+        let want = burst_size(idx.len());
         idx.retain(|&i| free(f, i));
         if idx.len() < want + 3 {
             continue;
