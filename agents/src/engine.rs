@@ -3,6 +3,7 @@
 //! findings below the confidence threshold and orders the rest.
 
 use std::cmp::Ordering;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::agent::{AnalysisContext, AnalysisError, CancelFlag};
 use crate::detect::{self, Detector};
@@ -84,7 +85,7 @@ fn run(
     cancel.check()?;
     let one = |d: &dyn Detector| -> Result<Vec<Anomaly>, AnalysisError> {
         let compute = || {
-            let found = d.run_shared(shared, p, cancel)?;
+            let found = SLOTS.run(|| d.run_shared(shared, p, cancel))?;
             Ok(found.into_iter().filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold).collect())
         };
         match cache {
@@ -103,6 +104,39 @@ fn run(
     }
     out.sort_by(order);
     Ok(out)
+}
+
+/// Detector runs in progress in this process, at most one per core: agents and analyses
+/// running at the same time queue here instead of adding their working memory together
+/// (on two cores, more at once buys no time).
+static SLOTS: Slots = Slots { busy: Mutex::new(0), free: Condvar::new() };
+
+/// A counting gate over the cores.
+struct Slots {
+    busy: Mutex<usize>,
+    free: Condvar,
+}
+
+impl Slots {
+    /// Runs `f` once fewer detectors than cores are running.
+    fn run<T>(&'static self, f: impl FnOnce() -> T) -> T {
+        struct Release(&'static Slots);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                *self.0.busy.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
+                self.0.free.notify_one();
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        while *busy >= cores {
+            busy = self.free.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        *busy += 1;
+        drop(busy);
+        let _release = Release(self);
+        f()
+    }
 }
 
 /// Runs `one` over every detector on as many worker threads as the machine has cores, each
