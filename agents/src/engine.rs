@@ -140,7 +140,8 @@ impl Slots {
 }
 
 /// Runs `one` over every detector on as many worker threads as the machine has cores, each
-/// taking the next detector when it is free; results come back in the detectors' order. At
+/// taking the next detector when it is free (the slow ones first); results come back in the
+/// detectors' order. At
 /// most that many detectors hold their working memory at once (running all of them at once
 /// on two cores buys no time and adds their peaks together).
 fn on_workers(
@@ -149,6 +150,10 @@ fn on_workers(
 ) -> Vec<Result<Vec<Anomaly>, AnalysisError>> {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, chosen.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // The slowest detectors first, so none of them runs alone at the end.
+    let mut queue: Vec<usize> = (0..chosen.len()).collect();
+    queue.sort_by_key(|&k| !chosen[k].slow());
+    let queue = &queue;
     let mut results: Vec<Option<Result<Vec<Anomaly>, AnalysisError>>> = chosen.iter().map(|_| None).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
@@ -156,9 +161,9 @@ fn on_workers(
                 s.spawn(|| {
                     let mut done = Vec::new();
                     loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(d) = chosen.get(k) else { break };
-                        done.push((k, one(d.as_ref())));
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&k) = queue.get(at) else { break };
+                        done.push((k, one(chosen[k].as_ref())));
                     }
                     done
                 })

@@ -214,7 +214,7 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
 }
 
 /// Changes one number or one word of an object text.
-fn edit_object(object: &str, rng: &mut ChaCha8Rng) -> String {
+pub(super) fn edit_object(object: &str, rng: &mut ChaCha8Rng) -> String {
     const SYNONYMS: &[(&str, &str)] = &[
         ("AQUISIÇÃO", "COMPRA"),
         ("FORNECIMENTO", "ENTREGA"),

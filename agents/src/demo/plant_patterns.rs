@@ -11,19 +11,20 @@
 //! a normal one (`learned_outlier`); the temporal plants of [`plant_temporal`]; contracts
 //! published before signing, retroactive or with their
 //! validity inverted (`date_inconsistency`); generic objects (`vague_object`); and brands
-//! required without "ou similar" (`brand_restriction`). Plants never raise a dispensa's value
+//! required without "ou similar" (`brand_restriction`); near-copies of an organ's contract
+//! under another supplier at about the same value and time (`duplicate_contracts`). Plants never raise a dispensa's value
 //! (it stays under the legal limit) nor touch a contract another plant used.
 
 use std::collections::HashMap;
 
-use chrono::{Days, NaiveDate};
+use chrono::{Datelike, Days, NaiveDate};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use super::plant::{Field, Plan};
 use super::{Planted, plant_temporal};
-use crate::detect::{benford, dates, outliers, round_values, text_flags};
+use crate::detect::{benford, dates, duplicates as dup, outliers, round_values, text_flags};
 use crate::model::anomaly::AnomalyType;
 
 /// Plants every kind of this module (see the module doc) and returns their labels.
@@ -44,6 +45,7 @@ pub fn plant(f: &mut Field<'_>, plan: &Plan, rng: &mut ChaCha8Rng) -> Vec<Plante
     if n >= 200 {
         out.extend(plant_temporal::plant(f, plan, per(1.0 / 60_000.0, 1), rng));
     }
+    out.extend(cross_duplicates(f, per(1.0 / 2_500.0, 1), rng));
     out
 }
 
@@ -262,4 +264,48 @@ fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted>
             label(text_flags::BRAND, AnomalyType::ComplianceViolation, vec![c.id.clone().to_string()], None)
         })
         .collect()
+}
+
+/// Pairs of one organ's contracts of the same category and year with different suppliers,
+/// the second made a near-copy of the first: its object with one word or number changed, a
+/// value within 5% and a signing date 1-30 days later in the same year (`duplicate_contracts`,
+/// other supplier). Direct purchases are left alone (their values stay under the limit).
+fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
+    let mut out = Vec::new();
+    let n = f.contracts.len();
+    let mut attempts = 0;
+    while out.len() < count && attempts < count * 200 + 200 && n > 1 {
+        attempts += 1;
+        let i = rng.gen_range(0..n);
+        let Some(signed) = f.contracts[i].signed_on else { continue };
+        if !free(f, i) || is_dispensa(f, i) {
+            continue;
+        }
+        let (organ, year, cat) = (f.metas[i].organ, f.metas[i].year, f.metas[i].cat);
+        let doc = f.contracts[i].supplier.document.clone();
+        let Some(&j) = f.groups.get(&(organ, year)).and_then(|g| {
+            g.iter().find(|&&j| {
+                j != i
+                    && free(f, j)
+                    && !is_dispensa(f, j)
+                    && f.metas[j].cat == cat
+                    && f.contracts[j].supplier.document != doc
+            })
+        }) else {
+            continue;
+        };
+        let days = rng.gen_range(1..=30u64);
+        let Some(to) = signed.checked_add_days(Days::new(days)).filter(|d| d.year() == year) else { continue };
+        super::plant_temporal::move_to(f, j, to);
+        f.contracts[j].object = super::plant::edit_object(&f.contracts[i].object, rng).into();
+        // set_values keeps j's amendment ratio (final over initial): aim its final value.
+        let c = &f.contracts[j];
+        let ratio = if c.initial_value > 0.0 { c.final_value / c.initial_value } else { 1.0 };
+        set_values(f, j, f.contracts[i].value() * rng.gen_range(0.95..1.05) / ratio);
+        f.used.insert(i);
+        f.used.insert(j);
+        let ids = vec![f.contracts[i].id.to_string(), f.contracts[j].id.to_string()];
+        out.push(label(dup::NAME, AnomalyType::PatternAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
+    }
+    out
 }

@@ -33,7 +33,7 @@ pub fn plant(f: &mut Field<'_>, plan: &Plan, count: usize, rng: &mut ChaCha8Rng)
 }
 
 /// Moves a contract to a new signing date, shifting its other dates and its number's year.
-fn move_to(f: &mut Field<'_>, i: usize, to: NaiveDate) {
+pub(super) fn move_to(f: &mut Field<'_>, i: usize, to: NaiveDate) {
     let c = &mut f.contracts[i];
     let Some(signed) = c.signed_on else { return };
     let delta = to.signed_duration_since(signed);

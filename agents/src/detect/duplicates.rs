@@ -1,4 +1,5 @@
-//! `duplicate_contracts`: the same object bought twice from the same supplier.
+//! `duplicate_contracts`: the same object bought twice from the same supplier, or (see
+//! [`super::duplicates_cross`]) from different suppliers at about the same value and time.
 //!
 //! Two contracts are duplicates when their objects are more than [`SIMILARITY`] alike (Jaccard
 //! index of their sets of folded words, Portuguese stopwords left out), they have the same
@@ -28,7 +29,7 @@ use super::common::{FxBuild, contract_ref, iso, round4};
 use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
-use super::simjoin::{Pair, Scratch, components, supplier_pairs};
+use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use super::simjoin::{similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
@@ -71,6 +72,9 @@ impl Detector for DuplicateContracts {
     fn kind(&self) -> AnomalyType {
         AnomalyType::PatternAnomaly
     }
+    fn slow(&self) -> bool {
+        true
+    }
     fn run_shared(
         &self,
         sh: &Shared<'_>,
@@ -111,7 +115,7 @@ impl Detector for DuplicateContracts {
                     cancel.check()?;
                     done = 0;
                 }
-                let mut pairs = supplier_pairs(ds, run, &mut scratch);
+                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, &mut scratch);
                 pairs.retain(|q| {
                     q.similarity > threshold
                         && pair_confidence(q.similarity, q.value_diff, q.days, p.sensitivity) >= p.confidence_threshold
@@ -147,9 +151,62 @@ impl Detector for DuplicateContracts {
                 out.extend(r?);
             }
         }
+        out.extend(super::duplicates_cross::cross_supplier(sh, p, cancel)?);
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
+}
+
+/// What the pairs inside a group say.
+pub(super) struct GroupPairs<'p> {
+    /// The pairs whose two contracts are both in the group.
+    pub inside: Vec<&'p Pair>,
+    /// The best pair confidence at the sensitivity given.
+    pub best: f64,
+    /// Highest and lowest similarity.
+    pub max_sim: f64,
+    pub min_sim: f64,
+    /// Largest value difference, as a fraction of the larger value.
+    pub max_vdiff: f64,
+    /// Most days apart.
+    pub max_days: Option<i64>,
+}
+
+/// The pairs inside `group` and what they say, at sensitivity `s`.
+pub(super) fn group_pairs<'p>(group: &[usize], pairs: &'p [Pair], s: f64) -> GroupPairs<'p> {
+    let in_group: std::collections::HashSet<usize, FxBuild> = group.iter().copied().collect();
+    let inside: Vec<&Pair> = pairs.iter().filter(|q| in_group.contains(&q.a) && in_group.contains(&q.b)).collect();
+    GroupPairs {
+        best: inside.iter().map(|q| pair_confidence(q.similarity, q.value_diff, q.days, s)).fold(0.0, f64::max),
+        max_sim: inside.iter().map(|q| q.similarity).fold(0.0, f64::max),
+        min_sim: inside.iter().map(|q| q.similarity).fold(1.0, f64::min),
+        max_vdiff: inside.iter().map(|q| q.value_diff).fold(0.0, f64::max),
+        max_days: inside.iter().filter_map(|q| q.days).max(),
+        inside,
+    }
+}
+
+/// The evidence patterns of a group's pairs (at most [`MAX_PATTERNS`]), each naming both
+/// contracts and their suppliers.
+pub(super) fn pair_patterns(ds: &Dataset, inside: &[&Pair], name: &str) -> Vec<serde_json::Value> {
+    let cs = &ds.contracts;
+    inside
+        .iter()
+        .take(MAX_PATTERNS)
+        .map(|q| {
+            pattern(
+                name,
+                format!("{} and {}", cs[q.a].id, cs[q.b].id),
+                json!({
+                    "contracts": [cs[q.a].id, cs[q.b].id],
+                    "suppliers": [cs[q.a].supplier.document, cs[q.b].supplier.document],
+                    "similarity": round4(q.similarity),
+                    "value_difference": round4(q.value_diff),
+                    "days_apart": q.days,
+                }),
+            )
+        })
+        .collect()
 }
 
 fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: usize, p: &DetectionParams) -> Anomaly {
@@ -160,14 +217,8 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         key(a).cmp(&key(b))
     });
     let primary = &cs[members[0]];
-    let in_group: std::collections::HashSet<usize, FxBuild> = group.iter().copied().collect();
-    let inside: Vec<&Pair> = pairs.iter().filter(|q| in_group.contains(&q.a) && in_group.contains(&q.b)).collect();
+    let GroupPairs { inside, best, max_sim, min_sim, max_vdiff, max_days } = group_pairs(group, pairs, p.sensitivity);
     let s = p.sensitivity;
-    let best = inside.iter().map(|q| pair_confidence(q.similarity, q.value_diff, q.days, s)).fold(0.0, f64::max);
-    let max_sim = inside.iter().map(|q| q.similarity).fold(0.0, f64::max);
-    let min_sim = inside.iter().map(|q| q.similarity).fold(1.0, f64::min);
-    let max_vdiff = inside.iter().map(|q| q.value_diff).fold(0.0, f64::max);
-    let max_days = inside.iter().filter_map(|q| q.days).max();
     let at_stake: f64 = members[1..].iter().map(|&i| cs[i].value()).sum();
     let confidence = tidy(best);
     let threshold = SIMILARITY.at(s);
@@ -215,22 +266,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         primary: contract_ref(primary),
         related: members[1..].iter().map(|&i| contract_ref(&cs[i])).collect(),
         data_points: members.iter().map(|&i| point("contract_value", cs[i].value(), iso(cs[i].signed_on))).collect(),
-        patterns: inside
-            .iter()
-            .take(MAX_PATTERNS)
-            .map(|q| {
-                pattern(
-                    "near_duplicate_pair",
-                    format!("{} and {}", cs[q.a].id, cs[q.b].id),
-                    json!({
-                        "contracts": [cs[q.a].id, cs[q.b].id],
-                        "similarity": round4(q.similarity),
-                        "value_difference": round4(q.value_diff),
-                        "days_apart": q.days,
-                    }),
-                )
-            })
-            .collect(),
+        patterns: pair_patterns(ds, &inside, "near_duplicate_pair"),
         method: "jaccard_word_sets",
         score: max_sim,
         contamination: members.len() as f64 / supplier_contracts.max(1) as f64,
@@ -253,6 +289,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
             ),
         ],
         details: vec![
+            ("rule", json!("same_supplier")),
             ("literal_threshold", json!(THRESHOLD)),
             ("sensitivity", json!(s)),
             ("baseline", json!("same_supplier")),

@@ -38,10 +38,10 @@ fn a_lightly_edited_copy_from_the_same_supplier_is_a_duplicate_of_the_earlier_co
 }
 
 #[test]
-fn the_same_object_from_different_suppliers_or_far_apart_in_value_and_time_is_not_a_duplicate() {
+fn the_same_object_far_apart_in_value_and_time_or_another_supplier_far_in_value_is_not_a_duplicate() {
     let other_supplier = vec![
         contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)),
-        contract("2", TEXT, "S2", "36000", 100_000.0, (2024, 3, 1)),
+        contract("2", TEXT, "S2", "36000", 150_000.0, (2024, 3, 1)),
     ];
     assert!(run(other_supplier).is_empty());
     let far = vec![
@@ -160,4 +160,53 @@ fn raising_the_sensitivity_reports_pairs_close_in_value_or_date_alone() {
     let found = DuplicateContracts.run(&Dataset::from_contracts(cs), &literal, &CancelFlag::new()).unwrap();
     assert_eq!(found.len(), 1, "the literal rule: similarity above 85% and value or date close");
     assert_eq!(found[0].technical_details["threshold"], 0.85);
+}
+
+#[test]
+fn the_same_object_from_another_supplier_at_a_close_value_and_date_is_a_duplicate_too() {
+    let found = run(vec![
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)),
+        contract("2", &edited(), "S2", "36000", 104_000.0, (2024, 3, 25)),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let a = &found[0];
+    assert_eq!(a.id, "duplicate_contracts-cross-1");
+    assert_eq!(a.technical_details["rule"], "other_supplier");
+    assert_eq!(a.affected_entities.primary.id, "1");
+    let related: Vec<(&str, &str)> =
+        a.affected_entities.related.iter().map(|e| (e.kind.as_str(), e.id.as_str())).collect();
+    assert_eq!(related, vec![("contract", "2"), ("supplier", "S1"), ("supplier", "S2")]);
+    assert_eq!(a.value_at_stake(), 104_000.0);
+    assert!(a.confidence >= 0.8);
+}
+
+#[test]
+fn another_supplier_needs_both_a_close_value_and_a_close_date() {
+    let far_value = run(vec![
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)),
+        contract("2", &edited(), "S2", "36000", 130_000.0, (2024, 3, 25)),
+    ]);
+    assert!(far_value.is_empty(), "{far_value:?}");
+    let far_date = run(vec![
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)),
+        contract("2", &edited(), "S2", "36000", 101_000.0, (2024, 6, 1)),
+    ]);
+    assert!(far_date.is_empty(), "{far_date:?}");
+    let other_organ = run(vec![
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)),
+        contract("2", &edited(), "S2", "26000", 101_000.0, (2024, 3, 2)),
+    ]);
+    assert!(other_organ.is_empty(), "{other_organ:?}");
+}
+
+#[test]
+fn pairs_across_a_block_boundary_are_found_once() {
+    // 59 days apart: the two fall in consecutive 60-day blocks of the organ's calendar.
+    let found = run(vec![
+        contract("0", "LOCAÇÃO DE VEÍCULOS", "S9", "36000", 5_000.0, (2024, 1, 1)),
+        contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 2, 20)),
+        contract("2", &edited(), "S2", "36000", 100_500.0, (2024, 4, 19)),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].technical_details["max_days_apart"], 59);
 }

@@ -16,6 +16,7 @@ pub mod contract_text;
 pub mod dates;
 pub mod distributions;
 pub mod duplicates;
+pub mod duplicates_cross;
 pub mod finding;
 pub mod forecast;
 pub mod learn;
@@ -62,6 +63,11 @@ pub trait Detector: Send + Sync {
         p: &DetectionParams,
         cancel: &CancelFlag,
     ) -> Result<Vec<Anomaly>, AnalysisError>;
+    /// Whether it is among the slowest detectors: started first when detectors share worker
+    /// threads, so that it does not run alone at the end.
+    fn slow(&self) -> bool {
+        false
+    }
     /// [`Detector::run_shared`] over the dataset alone, its shared facts computed afresh.
     fn run(&self, ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
         self.run_shared(&shared::Shared::new(ds), p, cancel)

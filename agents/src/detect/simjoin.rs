@@ -1,6 +1,6 @@
 //! The similarity join behind `duplicate_contracts`: word sets of object texts, and every
-//! pair of one supplier's contracts whose sets are more than 85% alike (Jaccard, the literal
-//! threshold, the lowest any sensitivity uses) and whose values or signing dates are close,
+//! pair of a run of contracts whose sets are more than 85% alike (Jaccard, the literal
+//! threshold, the lowest any sensitivity uses) and that are close enough ([`Closeness`]),
 //! found without comparing all pairs.
 
 use std::collections::HashMap;
@@ -90,12 +90,10 @@ pub fn min_overlap(a: usize, b: usize) -> usize {
 }
 
 /// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
-/// ordered by (frequency within the supplier, hash) and deduplicated. Linear in the number
-/// of words, plus a sort of each object's few dozen words.
+/// ordered by (frequency within the run, hash) and deduplicated. Linear in the number of
+/// words, plus a sort of each object's few dozen words.
 fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
-    let Scratch { counts, heads, postings, raw, raw_end, flat, bounds, .. } = scratch;
-    heads.clear();
-    postings.clear();
+    let Scratch { counts, raw, raw_end, flat, bounds, .. } = scratch;
     raw.clear();
     raw_end.clear();
     // The run's contracts are scattered over the dataset: gather their texts first and touch
@@ -140,7 +138,17 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
     }
 }
 
-/// Every verified duplicate pair among the contracts of one supplier.
+/// Which pairs of similar objects count as duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closeness {
+    /// Runs of one supplier: values or signing dates close.
+    ValueOrDate,
+    /// Runs of one organ over a few months: different suppliers, values and dates both close.
+    OtherSupplier,
+}
+
+/// Every verified duplicate pair among the contracts of a run (one supplier's, or one
+/// organ's over a stretch of time, as `closeness` says).
 ///
 /// Prefix filtering with positions (AllPairs / PPJoin): words are ordered rarest first within
 /// the supplier and sets are processed smallest first; a set is indexed by its first
@@ -148,16 +156,41 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
 /// sets above the threshold must meet there, and the first shared word's positions bound the
 /// overlap, which prunes most candidates before any similarity is computed. Objects with fewer
 /// than [`MIN_WORDS`] content words take no part.
-pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec<Pair> {
-    let cs = &ds.contracts;
+pub fn pairs_in(ds: &Dataset, run: &[usize], closeness: Closeness, scratch: &mut Scratch) -> Vec<Pair> {
     word_sets(ds, run, scratch);
+    let all: Vec<usize> = (0..run.len()).collect();
+    join(ds, run, &all, closeness, scratch)
+}
+
+/// The word sets of a run's objects, tokenised once, for several [`join`]s over parts of it.
+pub fn index_words(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
+    word_sets(ds, run, scratch);
+}
+
+/// [`pairs_in`] over the members `positions` (indices into `run`) of a run whose word sets
+/// `scratch` holds ([`index_words`]).
+pub fn join(
+    ds: &Dataset,
+    run: &[usize],
+    positions: &[usize],
+    closeness: Closeness,
+    scratch: &mut Scratch,
+) -> Vec<Pair> {
+    let cs = &ds.contracts;
     let Scratch { heads, postings, candidates, flat, bounds, .. } = scratch;
+    // Clearing a map costs its capacity: a small join after a large one starts afresh.
+    if heads.capacity() > 8 * positions.len().max(256) {
+        *heads = HashMap::default();
+    } else {
+        heads.clear();
+    }
+    postings.clear();
     let set = |k: usize| &flat[bounds[k].0..bounds[k].1];
-    let values: Vec<f64> = run.iter().map(|&i| cs[i].value()).collect();
-    let days: Vec<Option<i64>> =
-        run.iter().map(|&i| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()))).collect();
+    let value = |k: usize| cs[run[k]].value();
+    let day = |k: usize| cs[run[k]].signed_on.map(|d| i64::from(d.num_days_from_ce()));
     // Smaller sets first, so an indexed set is never larger than the probing one.
-    let mut by_size: Vec<usize> = (0..run.len()).filter(|&k| bounds[k].1 - bounds[k].0 >= MIN_WORDS).collect();
+    let mut by_size: Vec<usize> =
+        positions.iter().copied().filter(|&k| bounds[k].1 - bounds[k].0 >= MIN_WORDS).collect();
     by_size.sort_by_key(|&k| (bounds[k].1 - bounds[k].0, k));
     let mut pairs = Vec::new();
     for &x in &by_size {
@@ -173,7 +206,6 @@ pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec
                 let (y, j, other, next) = postings[at as usize];
                 let (j, other) = (usize::from(j), usize::from(other));
                 let bound = 1 + (len - i - 1).min(other - j - 1);
-                VISITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if bound >= min_overlap(len, other) {
                     candidates.push(y);
                 }
@@ -186,16 +218,22 @@ pub fn supplier_pairs(ds: &Dataset, run: &[usize], scratch: &mut Scratch) -> Vec
         }
         candidates.sort_unstable();
         candidates.dedup();
-        CANDS.fetch_add(candidates.len() as u64, std::sync::atomic::Ordering::Relaxed);
         for &y in candidates.iter() {
             let y = y as usize;
-            let (va, vb) = (values[y], values[x]);
+            let (va, vb) = (value(y), value(x));
             let value_diff = if va.max(vb) > 0.0 { (va - vb).abs() / va.max(vb) } else { 0.0 };
-            let apart = match (days[y], days[x]) {
+            let apart = match (day(y), day(x)) {
                 (Some(a), Some(b)) => Some((a - b).abs()),
                 _ => None,
             };
-            if value_diff > VALUE_TOLERANCE && apart.is_none_or(|d| d > MAX_DAYS) {
+            let (value_close, date_close) = (value_diff <= VALUE_TOLERANCE, apart.is_some_and(|d| d <= MAX_DAYS));
+            let close = match closeness {
+                Closeness::ValueOrDate => value_close || date_close,
+                Closeness::OtherSupplier => {
+                    value_close && date_close && cs[run[y]].supplier.document != cs[run[x]].supplier.document
+                }
+            };
+            if !close {
                 continue;
             }
             let similarity = jaccard(set(y), tokens);
@@ -244,8 +282,3 @@ pub fn components(run: &[usize], pairs: &[Pair]) -> Vec<Vec<usize>> {
     out.sort();
     out
 }
-
-/// tmp
-pub static VISITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-/// tmp
-pub static CANDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
