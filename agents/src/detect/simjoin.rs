@@ -96,16 +96,38 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
     let Scratch { counts, raw, raw_end, flat, bounds, .. } = scratch;
     raw.clear();
     raw_end.clear();
+    flat.clear();
+    bounds.clear();
     // The run's contracts are scattered over the dataset: gather their texts first and touch
     // each one (independent loads the processor overlaps) before the long tokenising loop.
     let objects: Vec<&str> = run.iter().map(|&i| ds.contracts[i].object.as_str()).collect();
     let touched = objects.iter().fold(0u8, |acc, o| acc ^ o.as_bytes().first().copied().unwrap_or(0));
     std::hint::black_box(touched);
+    if run.len() >= TWO_PASS_FROM {
+        // A large run (an organ's contracts) is tokenised twice rather than holding every
+        // word of it at once: once to count, once to key.
+        let mask = COUNTS_MAX - 1;
+        if counts.len() < COUNTS_MAX {
+            counts.resize(COUNTS_MAX, 0);
+        }
+        for object in &objects {
+            for_each_word_hash(object, |h| counts[h as usize & mask] += 1);
+        }
+        for object in &objects {
+            let first = flat.len();
+            for_each_word_hash(object, |h| flat.push(key(counts, mask, h)));
+            close_set(flat, bounds, first);
+        }
+        counts[..COUNTS_MAX].fill(0);
+        return;
+    }
     for object in objects {
         for_each_word_hash(object, |h| raw.push(h));
         raw_end.push(raw.len());
     }
-    let size = (2 * raw.len()).next_power_of_two().max(1024);
+    // Frequencies only order the words (collisions merge counts, which keeps the order total),
+    // so the table stays small however large the run.
+    let size = (2 * raw.len()).next_power_of_two().clamp(1024, COUNTS_MAX);
     if counts.len() < size {
         counts.resize(size, 0);
     }
@@ -113,29 +135,40 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
     for h in raw.iter() {
         counts[*h as usize & mask] += 1;
     }
-    flat.clear();
-    bounds.clear();
     let mut start = 0;
     for &end in raw_end.iter() {
         let first = flat.len();
-        flat.extend(
-            raw[start..end].iter().map(|h| (u64::from(counts[*h as usize & mask].min(0xFF_FFFF)) << 40) | (h >> 24)),
-        );
-        flat[first..].sort_unstable();
-        let mut kept = first;
-        for r in first..flat.len() {
-            if r == first || flat[r] != flat[kept - 1] {
-                flat[kept] = flat[r];
-                kept += 1;
-            }
-        }
-        flat.truncate(kept.min(first + usize::from(u16::MAX)));
-        bounds.push((first, flat.len()));
+        flat.extend(raw[start..end].iter().map(|h| key(counts, mask, *h)));
+        close_set(flat, bounds, first);
         start = end;
     }
     for h in raw.iter() {
         counts[*h as usize & mask] = 0;
     }
+}
+
+/// Runs at least this long are tokenised twice instead of held whole ([`word_sets`]).
+const TWO_PASS_FROM: usize = 60_000;
+/// Largest word-frequency table.
+const COUNTS_MAX: usize = 1 << 20;
+
+/// A word's key in a set: its frequency in the run, then its hash (rarest words first).
+fn key(counts: &[u32], mask: usize, h: u64) -> u64 {
+    (u64::from(counts[h as usize & mask].min(0xFF_FFFF)) << 40) | (h >> 24)
+}
+
+/// Sorts and deduplicates the set that starts at `first` in `flat` and records its bounds.
+fn close_set(flat: &mut Vec<u64>, bounds: &mut Vec<(usize, usize)>, first: usize) {
+    flat[first..].sort_unstable();
+    let mut kept = first;
+    for r in first..flat.len() {
+        if r == first || flat[r] != flat[kept - 1] {
+            flat[kept] = flat[r];
+            kept += 1;
+        }
+    }
+    flat.truncate(kept.min(first + usize::from(u16::MAX)));
+    bounds.push((first, flat.len()));
 }
 
 /// Which pairs of similar objects count as duplicates.
