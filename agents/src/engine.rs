@@ -127,7 +127,7 @@ impl Slots {
                 self.0.free.notify_one();
             }
         }
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let cores = detect::common::cores();
         let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         while *busy >= cores {
             busy = self.free.wait(busy).unwrap_or_else(PoisonError::into_inner);
@@ -148,7 +148,7 @@ fn on_workers(
     chosen: &[Box<dyn Detector>],
     one: impl Fn(&dyn Detector) -> Result<Vec<Anomaly>, AnalysisError> + Sync,
 ) -> Vec<Result<Vec<Anomaly>, AnalysisError>> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, chosen.len().max(1));
+    let workers = detect::common::cores().clamp(1, chosen.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     // The slowest detectors first, so none of them runs alone at the end.
     let mut queue: Vec<usize> = (0..chosen.len()).collect();

@@ -12,6 +12,7 @@ use super::catalog::{PROFILES, Profile};
 use super::mix::{CEILING_Z, DURATIONS, MODALITIES, MONTH_WEIGHTS, modality};
 use super::objects::{Fill, Seg, push_uint, render};
 use super::suppliers::Pool;
+use crate::detect::series::days_in_month;
 use crate::model::contract::{Contract, Organ, Unit};
 use crate::model::intern::{ArcStr, Interner};
 use crate::organs::{OrganInfo, UnitInfo};
@@ -114,15 +115,6 @@ pub fn id_for(idx: usize, rng: &mut ChaCha8Rng) -> String {
     id
 }
 
-fn days_in_month(year: i32, month: u32) -> u32 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 /// A value drawn from the profile's log-normal, below its reference price ceiling.
 pub fn draw_value(p: &Profile, rng: &mut ChaCha8Rng) -> f64 {
     let mut z: f64 = rng.sample(StandardNormal);
@@ -217,7 +209,7 @@ const CHUNK: usize = 8192;
 /// on the number of threads. `capacity` reserves room for contracts added later.
 pub fn generate(world: &World, seed: u64, n: usize, capacity: usize) -> (Vec<Contract>, Vec<Meta>) {
     let chunks = n.div_ceil(CHUNK);
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, chunks.max(1));
+    let threads = crate::detect::common::cores().clamp(1, chunks.max(1));
     let per_thread = chunks.div_ceil(threads.max(1)).max(1);
     let run = |first: usize, last: usize, reserve: usize| -> Chunk {
         let mut cs = Vec::with_capacity(reserve);

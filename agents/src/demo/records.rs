@@ -173,7 +173,7 @@ fn par_chunks<T: Send>(
     make: impl Fn(usize, std::ops::Range<usize>, &mut ChaCha8Rng) -> Vec<T> + Sync,
 ) -> Vec<T> {
     let chunks = n.div_ceil(CHUNK);
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, chunks.max(1));
+    let threads = crate::detect::common::cores().clamp(1, chunks.max(1));
     let run = |k: usize| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         make(k, k * CHUNK..((k + 1) * CHUNK).min(n), &mut rng)

@@ -37,15 +37,15 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use serde_json::json;
 
-use super::common::{FxBuild, iso, round4};
-use super::finding::{Finding, agreement_ref, grantee_ref, legal_confidence, pattern, point, sanction_ref};
+use super::common::{FxBuild, iso, organ_entity};
+use super::compliance_rules::{Breach, Subject, breach_anomaly};
+use super::finding::{agreement_ref, grantee_ref, legal_confidence, point};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::agreement::Agreement;
-use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
+use crate::model::anomaly::Anomaly;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::model::sanction::Sanction;
-use crate::organs::organ_by_code;
 use crate::text::{format_brl, format_pct};
 
 /// The barring sanctions by CNPJ root (or full document when it is not a CNPJ).
@@ -63,20 +63,6 @@ pub fn released_tolerance(sensitivity: f64) -> f64 {
 /// The date the agreement's rules are judged on: the start of its term, else its publication.
 pub fn start_of(a: &Agreement) -> Option<NaiveDate> {
     a.valid_from.or(a.published_on)
-}
-
-/// One broken rule, before it becomes an anomaly.
-struct Breach<'a> {
-    rule: &'static str,
-    confidence: f64,
-    at_stake: f64,
-    threshold: f64,
-    observed: f64,
-    law: &'static str,
-    pt: String,
-    en: String,
-    technical: String,
-    sanction: Option<&'a Sanction>,
 }
 
 const LAW_SANCTION: &str = "Decreto 11.531/2023 e Portaria Conjunta MGI/MF/CGU 33/2023 (convenente não pode estar impedido: CEIS); Lei 14.133/2021, art. 156";
@@ -124,7 +110,7 @@ fn sanctioned_grantee<'a>(a: &Agreement, barring: &Barring<'a>, s: f64) -> Optio
         at_stake: a.value,
         threshold: 0.0,
         observed: a.value,
-        law: LAW_SANCTION,
+        law: LAW_SANCTION.into(),
         pt: format!(
             "O convênio {} ({}) com {} começou em {}, quando o convenente estava sancionado no {} ({}, de {} a {}) e impedido de contratar com a administração. O Decreto 11.531/2023 e a Portaria Conjunta MGI/MF/CGU 33/2023 vedam transferências a quem está impedido (CEIS).",
             number,
@@ -173,7 +159,7 @@ fn released_above_agreed(a: &Agreement, s: f64) -> Option<Breach<'static>> {
         at_stake: a.released - a.value,
         threshold: tolerance,
         observed: excess,
-        law: LAW_RELEASE,
+        law: LAW_RELEASE.into(),
         pt: format!(
             "O convênio {} com {} teve {} liberados pela União, {} acima do valor pactuado de {} (a contrapartida de {} é do convenente): {} a mais do que o acordado.",
             number,
@@ -201,64 +187,29 @@ fn released_above_agreed(a: &Agreement, s: f64) -> Option<Breach<'static>> {
     })
 }
 
-fn organ_entity(a: &Agreement) -> EntityRef {
-    let name = if !a.organ.name.is_empty() {
-        a.organ.name.to_string()
-    } else if let Some(o) = organ_by_code(&a.organ.code) {
-        o.name.to_string()
-    } else {
-        format!("órgão {}", a.organ.code)
-    };
-    EntityRef::new("organ", a.organ.code.to_string(), name)
-}
-
 fn anomaly(a: &Agreement, b: Breach<'_>, contamination: f64) -> Anomaly {
     let when = iso(start_of(a));
-    let mut related = vec![grantee_ref(a), organ_entity(a)];
-    if let Some(s) = b.sanction {
-        related.push(sanction_ref(s));
-    }
-    Finding {
-        detector: super::compliance_rules::NAME,
-        kind: AnomalyType::ComplianceViolation,
-        key: format!("{}-{}", b.rule, a.id),
-        confidence: b.confidence,
-        at_stake: b.at_stake,
-        threshold: b.threshold,
-        description: b.pt.clone(),
-        human_pt: b.pt,
-        human_en: b.en,
-        technical: b.technical,
+    let subject = Subject {
+        id: a.id.clone(),
         primary: agreement_ref(a),
-        related,
+        related: vec![grantee_ref(a), organ_entity(&a.organ)],
         data_points: vec![
             point("valor", a.value, when.clone()),
             point("valor_liberado", a.released, iso(a.last_release_on).or_else(|| when.clone())),
             point("valor_contrapartida", a.counterpart, when.clone()),
-            point("observed", b.observed, when.clone()),
-            point("legal_threshold", b.threshold, when),
         ],
-        patterns: vec![pattern(b.rule, b.law.to_string(), json!({"record": "agreement", "situation": a.situation}))],
-        method: "legal_rule",
-        score: b.observed,
+        when,
+        pattern: json!({"record": "agreement", "situation": a.situation}),
         contamination,
-        peer: Some(json!({"rule": b.rule, "baseline": "legal threshold", "threshold": b.threshold})),
-        regulatory: Some(json!({"rule": b.rule, "law": b.law})),
-        factors: vec![
-            (b.rule.to_string(), 0.8, b.law.to_string()),
-            ("value".to_string(), 0.2, format!("{} at stake", format_brl(b.at_stake))),
-        ],
         details: vec![
-            ("rule", json!(b.rule)),
             ("record", json!("agreement")),
             ("organ", json!(a.organ.code)),
             ("grantee", json!(a.grantee.document)),
             ("grantee_name", json!(a.grantee.name)),
-            ("observed", json!(round4(b.observed))),
             ("starts_on", json!(iso(start_of(a)))),
         ],
-    }
-    .build()
+    };
+    breach_anomaly(b, subject)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use super::*;
 use crate::detect::Detector;
 use crate::detect::compliance_rules::{ComplianceRules, NAME};
+use crate::model::anomaly::AnomalyType;
 use crate::model::cnpj::cnpj_from_parts;
 use crate::model::contract::{Organ, Party};
 use crate::testutil::contract;

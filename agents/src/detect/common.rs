@@ -7,7 +7,7 @@ use chrono::{Datelike, NaiveDate};
 use serde_json::{Map, Value, json};
 
 use crate::model::anomaly::{EntityRef, Severity};
-use crate::model::contract::Contract;
+use crate::model::contract::{Contract, Organ};
 use crate::model::dataset::Dataset;
 use crate::organs::organ_by_code;
 
@@ -62,20 +62,38 @@ pub fn supplier_ref(c: &Contract) -> EntityRef {
     EntityRef::new("supplier", c.supplier.document.to_string(), c.supplier.name.to_string())
 }
 
-/// `{type: "organ", id: SIAFI code, name}`; the name falls back to the organ table.
+/// `{type: "organ", id: SIAFI code, name}` of a contract's organ; the name falls back to the
+/// organ table.
 pub fn organ_ref(c: &Contract) -> EntityRef {
-    EntityRef::new("organ", c.organ.code.to_string(), organ_name(c))
+    organ_entity(&c.organ)
+}
+
+/// `{type: "organ", id: SIAFI code, name}`; the name falls back to the organ table.
+pub fn organ_entity(o: &Organ) -> EntityRef {
+    EntityRef::new("organ", o.code.to_string(), organ_label(o))
+}
+
+/// A contract's organ's name ([`organ_label`]).
+pub fn organ_name(c: &Contract) -> String {
+    organ_label(&c.organ)
 }
 
 /// The organ's name as the record gives it, else from the organ table, else its code.
-pub fn organ_name(c: &Contract) -> String {
-    if !c.organ.name.is_empty() {
-        c.organ.name.clone().to_string()
-    } else if let Some(o) = organ_by_code(&c.organ.code) {
+pub fn organ_label(o: &Organ) -> String {
+    if !o.name.is_empty() {
         o.name.to_string()
+    } else if let Some(known) = organ_by_code(&o.code) {
+        known.name.to_string()
     } else {
-        format!("órgão {}", c.organ.code)
+        format!("órgão {}", o.code)
     }
+}
+
+/// The cores this process may use, read once (the standard library asks the OS, cgroup
+/// files included, on every call).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// ISO date string.

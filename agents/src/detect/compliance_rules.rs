@@ -41,6 +41,7 @@ use super::finding::{Finding, legal_confidence, pattern, point};
 use super::legal::{self, Modality};
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::anomaly::DataPoint;
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
@@ -99,18 +100,75 @@ pub fn cpf_is_valid(doc: &str) -> bool {
     check(9) == d[9] && check(10) == d[10]
 }
 
-/// One broken rule, before it becomes an anomaly.
-struct Breach<'a> {
-    rule: &'static str,
-    confidence: f64,
-    at_stake: f64,
-    threshold: f64,
-    observed: f64,
-    law: String,
-    pt: String,
-    en: String,
-    technical: String,
-    sanction: Option<&'a Sanction>,
+/// One broken rule (of a contract's or, in [`super::agreement_rules`], an agreement's),
+/// before it becomes an anomaly.
+pub(super) struct Breach<'a> {
+    pub rule: &'static str,
+    pub confidence: f64,
+    pub at_stake: f64,
+    pub threshold: f64,
+    pub observed: f64,
+    pub law: String,
+    pub pt: String,
+    pub en: String,
+    pub technical: String,
+    pub sanction: Option<&'a Sanction>,
+}
+
+/// What a breach's anomaly says about the record it concerns.
+pub(super) struct Subject {
+    /// The record's id (the anomaly's key is `rule-id`).
+    pub id: String,
+    pub primary: EntityRef,
+    /// Related entities (the sanction, when there is one, is added after them).
+    pub related: Vec<EntityRef>,
+    /// The date the rule is judged on.
+    pub when: Option<String>,
+    /// The record's own data points (the observed value and the legal threshold follow).
+    pub data_points: Vec<DataPoint>,
+    /// What the rule's pattern records about the record.
+    pub pattern: serde_json::Value,
+    pub contamination: f64,
+    /// The record's technical details (`rule` and `observed` are added).
+    pub details: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// The anomaly of a broken legal rule.
+pub(super) fn breach_anomaly(b: Breach<'_>, s: Subject) -> Anomaly {
+    let mut related = s.related;
+    related.extend(b.sanction.map(super::finding::sanction_ref));
+    let mut data_points = s.data_points;
+    data_points.push(point("observed", b.observed, s.when.clone()));
+    data_points.push(point("legal_threshold", b.threshold, s.when));
+    let mut details = vec![("rule", json!(b.rule)), ("observed", json!(super::common::round4(b.observed)))];
+    details.extend(s.details);
+    Finding {
+        detector: NAME,
+        kind: AnomalyType::ComplianceViolation,
+        key: format!("{}-{}", b.rule, s.id),
+        confidence: b.confidence,
+        at_stake: b.at_stake,
+        threshold: b.threshold,
+        description: b.pt.clone(),
+        human_pt: b.pt,
+        human_en: b.en,
+        technical: b.technical,
+        primary: s.primary,
+        related,
+        data_points,
+        patterns: vec![pattern(b.rule, b.law.clone(), s.pattern)],
+        method: "legal_rule",
+        score: b.observed,
+        contamination: s.contamination,
+        peer: Some(json!({"rule": b.rule, "baseline": "legal threshold", "threshold": b.threshold})),
+        regulatory: Some(json!({"rule": b.rule, "law": b.law})),
+        factors: vec![
+            (b.rule.to_string(), 0.8, b.law),
+            ("value".to_string(), 0.2, format!("{} at stake", format_brl(b.at_stake))),
+        ],
+        details,
+    }
+    .build()
 }
 
 impl Detector for ComplianceRules {
@@ -323,49 +381,25 @@ fn breaches<'a>(
 
 fn anomaly(c: &Contract, b: Breach<'_>) -> Anomaly {
     let when = iso(c.signed_on);
-    let mut related: Vec<EntityRef> = vec![supplier_ref(c), organ_ref(c)];
-    if let Some(s) = b.sanction {
-        related.push(super::finding::sanction_ref(s));
-    }
-    Finding {
-        detector: NAME,
-        kind: AnomalyType::ComplianceViolation,
-        key: format!("{}-{}", b.rule, c.id),
-        confidence: b.confidence,
-        at_stake: b.at_stake,
-        threshold: b.threshold,
-        description: b.pt.clone(),
-        human_pt: b.pt,
-        human_en: b.en,
-        technical: b.technical,
+    let subject = Subject {
+        id: c.id.to_string(),
         primary: contract_ref(c),
-        related,
+        related: vec![supplier_ref(c), organ_ref(c)],
         data_points: vec![
             point("valor_inicial", c.initial_value, when.clone()),
             point("valor_final", c.final_value, when.clone()),
-            point("observed", b.observed, when.clone()),
-            point("legal_threshold", b.threshold, when),
         ],
-        patterns: vec![pattern(b.rule, b.law.clone(), json!({"modality": c.modality, "legal_basis": c.legal_basis}))],
-        method: "legal_rule",
-        score: b.observed,
+        when,
+        pattern: json!({"modality": c.modality, "legal_basis": c.legal_basis}),
         contamination: 0.0,
-        peer: Some(json!({"rule": b.rule, "baseline": "legal threshold", "threshold": b.threshold})),
-        regulatory: Some(json!({"rule": b.rule, "law": b.law})),
-        factors: vec![
-            (b.rule.to_string(), 0.8, b.law),
-            ("value".to_string(), 0.2, format!("{} at stake", format_brl(b.at_stake))),
-        ],
         details: vec![
-            ("rule", json!(b.rule)),
             ("organ", json!(c.organ.code)),
             ("supplier", json!(c.supplier.document)),
             ("supplier_name", json!(c.supplier.name)),
-            ("observed", json!(super::common::round4(b.observed))),
             ("signed_on", json!(iso(c.signed_on))),
         ],
-    }
-    .build()
+    };
+    breach_anomaly(b, subject)
 }
 
 #[cfg(test)]

@@ -99,11 +99,7 @@ impl Detector for DuplicateContracts {
         // takes its own smallest first, because its scratch maps only grow and clearing them
         // costs their capacity.
         runs.sort_by_key(|r| (r.len(), r[0]));
-        let shards = if cs.len() >= PARALLEL_FROM {
-            std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8)
-        } else {
-            1
-        };
+        let shards = if cs.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
         let threshold = SIMILARITY.at(p.sensitivity);
         let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
             let mut out = Vec::new();

@@ -35,8 +35,6 @@ use crate::text::{format_brl, format_pct};
 
 /// Datasets at least this large split the organs over threads.
 const PARALLEL_FROM: usize = 20_000;
-/// Threads the organs are split over.
-const SHARDS: usize = 2;
 /// Width of a value band on the log scale: values within 10% of each other (`ln(1/0.9)`
 /// apart) are in the same band or adjacent ones.
 const BAND: f64 = 0.11;
@@ -52,7 +50,7 @@ pub fn cross_supplier(
     let mut organs: Vec<&[u32]> = start.windows(2).map(|w| &order[w[0] as usize..w[1] as usize]).collect();
     // Organs dealt round-robin by size over the cores, largest first.
     organs.sort_by_key(|m| std::cmp::Reverse(m.len()));
-    let shards = if sh.dataset().contracts.len() >= PARALLEL_FROM { SHARDS } else { 1 };
+    let shards = if sh.dataset().contracts.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
     let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
         let mut scratch = Scratch::default();
         let mut out = Vec::new();

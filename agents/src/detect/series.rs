@@ -20,6 +20,16 @@ pub fn month_key(d: NaiveDate) -> i32 {
     d.year() * 12 + d.month0() as i32
 }
 
+/// Days in a month of the Gregorian calendar.
+pub fn days_in_month(year: i32, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
 /// `YYYY-MM` of a month key.
 pub fn month_label(key: i32) -> String {
     format!("{}-{:02}", key.div_euclid(12), key.rem_euclid(12) + 1)

@@ -270,7 +270,7 @@ impl<'a> Shared<'a> {
 
 /// `f` over every contract, in order, split over the available cores for large datasets.
 fn par_map<T: Send>(cs: &[Contract], f: impl Fn(&Contract) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8);
+    let threads = super::common::cores().clamp(1, 8);
     if cs.len() < PARALLEL_FROM || threads == 1 {
         return cs.iter().map(&f).collect();
     }

@@ -28,6 +28,7 @@ use super::common::{FxBuild, round2, round4};
 use super::distributions::poisson_significance;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
+use super::series::days_in_month;
 use super::shared::Shared;
 use super::spikes::{MAX_RELATED, NAME};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -69,7 +70,9 @@ pub fn bursts(sh: &Shared<'_>, p: &DetectionParams, cancel: &CancelFlag) -> Resu
         }
         for (at, d) in days.iter().enumerate().filter(|(_, d)| d.processes >= MIN_PROCESSES) {
             let in_month = month_total[&(d.date.year(), d.date.month())];
-            let lambda = ((in_month - d.processes) as f64 / (days_in_month(d.date) - 1) as f64).max(MIN_RATE);
+            let lambda = ((in_month - d.processes) as f64
+                / (days_in_month(d.date.year(), d.date.month()).max(2) - 1) as f64)
+                .max(MIN_RATE);
             let significance = poisson_significance(d.processes, lambda);
             if significance > q && d.processes as f64 >= r * lambda {
                 let confidence = tidy(margin_confidence(significance - q, 4.0));
@@ -108,13 +111,6 @@ fn organ_days(sh: &Shared<'_>, members: &[u32]) -> Vec<Day> {
         last_process = Some(process);
     }
     days
-}
-
-fn days_in_month(d: NaiveDate) -> i64 {
-    let (y, m) = if d.month() == 12 { (d.year() + 1, 1) } else { (d.year(), d.month() + 1) };
-    let first_next = NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(d);
-    let first = NaiveDate::from_ymd_opt(d.year(), d.month(), 1).unwrap_or(d);
-    (first_next - first).num_days().max(2)
 }
 
 /// The day judged, among its organ's days.
