@@ -80,7 +80,7 @@ mod tests {
             for seq in 1..=3 {
                 store.append_event(inv.id, &progress(seq)).unwrap();
             }
-            futures::executor::block_on(Store::flush(&store)).unwrap();
+            store.flush_blocking().unwrap();
         }
         let store = Store::open(dir.path(), 4).unwrap();
         assert_eq!(store.get(inv.id).unwrap().unwrap(), inv);

@@ -6,11 +6,13 @@
 //! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist.
 
 mod audit;
+mod flusher;
 mod investigations;
 mod sessions;
 mod users;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -27,6 +29,12 @@ pub enum StorageError {
     /// A value was written by a newer version of Vigia.
     #[error("unsupported value version {0}")]
     Version(u8),
+    /// Writes could not be made durable (the flush failed).
+    #[error("durability: {0}")]
+    Durability(String),
+    /// The store is closing; nothing more is acknowledged.
+    #[error("the store is closed")]
+    Closed,
 }
 
 /// Version byte of every stored value.
@@ -46,6 +54,7 @@ pub struct Store {
     api_keys: sled::Tree,
     audit: sled::Tree,
     whitelist: sled::Tree,
+    flusher: Arc<flusher::Flusher>,
 }
 
 impl Store {
@@ -77,14 +86,25 @@ impl Store {
             api_keys: db.open_tree("api_keys")?,
             audit: db.open_tree("audit_log")?,
             whitelist: db.open_tree("ip_whitelist")?,
+            flusher: Arc::new(flusher::Flusher::start(db.clone())?),
             db,
         })
     }
 
-    /// Makes every write durable.
+    /// Makes every write made before the call durable. Concurrent callers share one flush of
+    /// the single flusher thread (see [`flusher`]); sled's `flush_async` is never used.
     pub async fn flush(&self) -> Result<(), StorageError> {
-        self.db.flush_async().await?;
-        Ok(())
+        self.flusher.flush().await
+    }
+
+    /// [`Store::flush`] for synchronous callers that are not on an async worker thread.
+    pub fn flush_blocking(&self) -> Result<(), StorageError> {
+        self.flusher.flush_blocking()
+    }
+
+    /// Flushes run since the store opened (each covers every acknowledgement waiting on it).
+    pub fn flushes(&self) -> u64 {
+        self.flusher.flushes()
     }
 
     /// Whether the store answers reads (for health checks).

@@ -6,6 +6,7 @@ mod admin;
 mod audit;
 mod auth;
 mod cli;
+mod concurrency;
 mod crash;
 mod errors;
 mod health;
