@@ -29,6 +29,8 @@ pub fn contract(id: &str, object: &str, supplier: &str, organ: &str, value: f64,
         published_on: date,
         valid_from: date,
         valid_until: date,
+        amendments: Vec::new(),
+        items: Vec::new(),
     }
 }
 

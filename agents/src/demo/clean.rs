@@ -182,6 +182,8 @@ pub fn make(world: &World, rng: &mut ChaCha8Rng, idx: usize, d: Draw) -> (Contra
         published_on: Some(published),
         valid_from: Some(valid_from),
         valid_until: Some(valid_until),
+        amendments: Vec::new(),
+        items: Vec::new(),
     };
     (contract, Meta { organ, cat, pool: cat, supplier, year, month, value: final_value, modality: modality_index })
 }

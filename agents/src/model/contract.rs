@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use super::amendment::{Amendment, ContractItem};
 use super::intern::{ArcStr, Interner};
 
 /// The supplier (`fornecedor`, a Pessoa upstream).
@@ -99,6 +100,13 @@ pub struct Contract {
     pub valid_from: Option<NaiveDate>,
     /// `dataFimVigencia`.
     pub valid_until: Option<NaiveDate>,
+    /// Termos aditivos, apostilamentos and rescisões, in signing order (empty when the source
+    /// gives none: then nothing is known of why the value changed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amendments: Vec<Amendment>,
+    /// The items bought, when the source lists them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ContractItem>,
 }
 
 impl Contract {

@@ -1,6 +1,7 @@
 //! Spending records, the anomaly result of the spec and the shapes an analysis returns.
 
 pub mod agreement;
+pub mod amendment;
 pub mod anomaly;
 pub mod bidding;
 pub mod cnpj;

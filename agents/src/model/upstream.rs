@@ -175,6 +175,8 @@ pub fn contract_from_upstream(index: usize, v: &Value) -> Result<Contract, Recor
         published_on: date("dataPublicacaoDOU")?,
         valid_from: date("dataInicioVigencia")?,
         valid_until: date("dataFimVigencia")?,
+        amendments: Vec::new(),
+        items: Vec::new(),
         id: id.into(),
     })
 }
