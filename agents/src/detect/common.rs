@@ -11,16 +11,18 @@ use crate::model::contract::{Contract, Organ};
 use crate::model::dataset::Dataset;
 use crate::organs::organ_by_code;
 
-/// Severity from a finding's confidence and the money at stake.
+/// Severity from a finding's confidence and the money at stake (the scale the README
+/// documents).
 ///
 /// `score = 0.6 * confidence + 0.4 * money`, where `money = min(1, log10(1 + R$ at stake) / 7)`
-/// (R$ 10 million or more counts fully, R$ 100 thousand counts 0.71). Critical when the score
-/// is at least 0.85, high from 0.70, medium from 0.55, low below. A confident finding over
-/// millions is critical; a marginal one over a few thousand reais is low.
+/// (R$ 10 million or more counts fully, R$ 100 thousand counts 0.71). High from 0.70, medium
+/// from 0.55, low below. Critical needs both strong evidence and material money: confidence at
+/// least [`CRITICAL_CONFIDENCE`] and at least [`CRITICAL_AT_STAKE`] at stake (and the score of
+/// 0.85 that follows from them); anything short of that is high at most.
 pub fn severity(confidence: f64, at_stake: f64) -> Severity {
     let money = ((1.0 + at_stake.max(0.0)).log10() / 7.0).min(1.0);
     let score = 0.6 * confidence.clamp(0.0, 1.0) + 0.4 * money;
-    if score >= 0.85 {
+    if score >= 0.85 && confidence >= CRITICAL_CONFIDENCE && at_stake >= CRITICAL_AT_STAKE {
         Severity::Critical
     } else if score >= 0.70 {
         Severity::High
@@ -30,6 +32,12 @@ pub fn severity(confidence: f64, at_stake: f64) -> Severity {
         Severity::Low
     }
 }
+
+/// The confidence a critical finding needs at the least.
+pub const CRITICAL_CONFIDENCE: f64 = 0.9;
+
+/// The money at stake (R$) a critical finding needs at the least.
+pub const CRITICAL_AT_STAKE: f64 = 1_000_000.0;
 
 /// The default sensitivity of [`crate::DetectionParams`], at which confidences are unchanged.
 pub const DEFAULT_SENSITIVITY: f64 = 0.7;
@@ -148,6 +156,13 @@ mod tests {
         assert_eq!(severity(0.9, 100_000.0), Severity::High);
         assert_eq!(severity(0.6, 50_000.0), Severity::Medium);
         assert_eq!(severity(0.4, 1_000.0), Severity::Low);
+    }
+
+    #[test]
+    fn critical_needs_both_strong_evidence_and_material_money() {
+        assert_eq!(severity(0.99, 900_000.0), Severity::High);
+        assert_eq!(severity(0.89, 50_000_000.0), Severity::High);
+        assert_eq!(severity(0.9, 1_000_000.0), Severity::Critical);
     }
 
     #[test]
