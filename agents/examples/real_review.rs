@@ -266,16 +266,51 @@ fn print_finding(rank: usize, source: &str, a: &Anomaly, lookup: &HashMap<(&'sta
     }
 }
 
-fn load_sources(dir: &Path) -> Vec<Source> {
+/// The source folders of `dir`, each with the supporting folders it is read with. A folder
+/// with no spending records of its own completes or checks others: contract histories are
+/// read with the sources holding Contratos.gov.br contracts (the DPU's histories join its
+/// contracts), reference data (sanctions lists, registry facts) with every source, so a
+/// sanctions list checks every source's suppliers.
+fn source_folders(dir: &Path) -> Vec<(String, Vec<PathBuf>)> {
     let mut folders: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect())
         .unwrap_or_default();
     folders.sort();
-    let params = DetectionParams::default();
-    let mut out = Vec::new();
+    let has = |l: &vigia_agents::model::load::Loaded, what: &str| l.files.iter().any(|f| f.format.contains(what));
+    let (mut spending, mut histories, mut reference) = (Vec::new(), Vec::new(), Vec::new());
     for folder in folders {
         let name = folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let loaded = match load_paths(std::slice::from_ref(&folder)) {
+        match load_paths(std::slice::from_ref(&folder)) {
+            Err(e) => eprintln!("{name}: not loaded: {e}"),
+            Ok(l) if l.dataset.spending_len() > 0 => {
+                spending.push((name, folder, has(&l, "Contratos.gov.br contracts")))
+            }
+            Ok(l) if has(&l, "histories") => {
+                eprintln!("{name}: read with the Contratos.gov.br sources");
+                histories.push(folder);
+            }
+            Ok(l) if !l.dataset.is_empty() => {
+                eprintln!("{name}: reference data, read with every source");
+                reference.push(folder);
+            }
+            Ok(_) => eprintln!("{name}: no spending records"),
+        }
+    }
+    spending
+        .into_iter()
+        .map(|(name, folder, gov)| {
+            let extra = if gov { histories.iter().chain(reference.iter()) } else { [].iter().chain(reference.iter()) };
+            let paths = std::iter::once(folder).chain(extra.cloned()).collect();
+            (name, paths)
+        })
+        .collect()
+}
+
+fn load_sources(dir: &Path) -> Vec<Source> {
+    let params = DetectionParams::default();
+    let mut out = Vec::new();
+    for (name, paths) in source_folders(dir) {
+        let loaded = match load_paths(&paths) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("{name}: not loaded: {e}");
@@ -285,9 +320,8 @@ fn load_sources(dir: &Path) -> Vec<Source> {
         for (path, reason) in &loaded.skipped {
             eprintln!("{name}: skipped {}: {reason}", path.display());
         }
-        if loaded.dataset.spending_len() == 0 {
-            eprintln!("{name}: no spending records");
-            continue;
+        if loaded.unjoined > 0 {
+            eprintln!("{name}: {} items, amendments or histories without their contract", loaded.unjoined);
         }
         let anomalies = match engine::analyse(&loaded.dataset, &params, &CancelFlag::new()) {
             Ok((a, _)) => a,

@@ -6,6 +6,8 @@
 //! - Contratos.gov.br contracts (`contratos.json`) and their histories (`historicos.json`),
 //!   joined into [`Contract::amendments`] (see [`super::contratos_gov`]);
 //! - PNCP `/api/consulta/v1/contratos` pages (see [`super::pncp`]);
+//! - the Portal's daily "Despesas" download: its empenhos as expenses (see
+//!   [`super::portal_despesas`]);
 //! - the Portal API's JSON of every record kind (`/contratos`, `/licitacoes`, ...) as
 //!   [`records_from_text`] reads it: a JSON array, NDJSON, or an object keyed by kind.
 //!
@@ -25,7 +27,8 @@ use super::dataset::Dataset;
 use super::pncp;
 use super::portal_compras::{Compras, kind_of_header, required_columns};
 use super::portal_csv::{Table, decode, header_of};
-use super::records_text::{kind_of_record, records_from_text};
+use super::portal_despesas;
+use super::records_text::{kind_of_record, records_from_text, records_from_value};
 use super::upstream::RecordError;
 
 /// Input that could not be read: which file, which record, which field, and why.
@@ -176,7 +179,7 @@ impl State {
             return Ok(());
         }
         let bytes = std::fs::read(path).map_err(|e| LoadError::in_file(path, format!("cannot read: {e}")))?;
-        let text = decode(&bytes);
+        let text = decode(bytes);
         let first = text.trim_start().chars().next();
         if extension == "csv" || !matches!(first, Some('[' | '{') | None) {
             self.read_table(path, &text, explicit)
@@ -191,6 +194,18 @@ impl State {
             let table = Table::parse(path, text, required_columns(kind))?;
             let rows = self.compras.read(kind, &table)?;
             self.note(path, "Portal da Transparência Compras download", rows);
+            return Ok(());
+        }
+        if portal_despesas::is_empenhos(&header) {
+            let table = Table::parse(path, text, portal_despesas::EMPENHO_COLUMNS)?;
+            let expenses = portal_despesas::expenses(&table)?;
+            self.note(path, "Portal da Transparência Despesas download (empenhos)", expenses.len());
+            self.loaded.dataset.expenses.extend(expenses);
+            return Ok(());
+        }
+        if portal_despesas::is_companion(&header) {
+            let reason = "Despesas download companion (items, liquidações): later phases of the empenhos read";
+            self.loaded.skipped.push((path.to_path_buf(), reason.into()));
             return Ok(());
         }
         // LANCES: the comprasnet lances CSV (real/comprasnet-lances) is recognised here by
@@ -234,7 +249,9 @@ impl State {
         } else if !explicit && !first_record_known(&value) {
             self.unrecognised(path, explicit, "not a recognised JSON shape".into())?;
         } else {
-            return self.read_records(path, text);
+            let ds = records_from_value(&value).map_err(|e| LoadError::from_record(path, "", e))?;
+            self.note(path, "Portal da Transparência API records", ds.len());
+            absorb(&mut self.loaded.dataset, ds);
         }
         Ok(())
     }

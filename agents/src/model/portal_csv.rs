@@ -16,11 +16,13 @@ use super::upstream::{parse_date, parse_money_str};
 /// mark dropped), otherwise ISO-8859-1 as the Portal publishes. encoding_rs reads the
 /// ISO-8859-1 label as windows-1252, its superset, so the typographic quotes and dashes
 /// some rows carry decode too.
-pub fn decode(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
+pub fn decode(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(e.as_bytes()).0.into_owned(),
     }
 }
 
@@ -133,10 +135,10 @@ mod tests {
     #[test]
     fn latin1_text_is_decoded_and_utf8_text_kept() {
         let latin1 = b"\"N\xfamero\";\"Objeto\"\n\"1\";\"ACR\xc9SCIMO\"\n";
-        let text = decode(latin1);
+        let text = decode(latin1.to_vec());
         assert!(text.starts_with("\"Número\""));
         assert!(text.contains("ACRÉSCIMO"));
-        assert_eq!(decode("\u{feff}Já;x".as_bytes()), "Já;x");
+        assert_eq!(decode("\u{feff}Já;x".as_bytes().to_vec()), "Já;x");
     }
 
     #[test]
