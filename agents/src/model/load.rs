@@ -147,6 +147,30 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded, LoadError> {
     Ok(state.finish())
 }
 
+/// A reader of one table format that fills the dataset by itself (no join with other files).
+pub struct TableReader {
+    /// What the format is, for the notes of a load.
+    pub format: &'static str,
+    /// Whether a header (the column names, unquoted and trimmed) is this format's.
+    pub recognises: fn(&[String]) -> bool,
+    /// Reads the table into the dataset (checking its columns with [`Table::require`]);
+    /// returns the rows read.
+    pub read: fn(&Table, &mut Dataset) -> Result<usize, LoadError>,
+}
+
+/// The self-contained table formats, tried in order on each table's header. The Portal's
+/// Compras download is read apart, since its files join one another.
+///
+/// LANCES: helper "bids" adds the comprasnet lances CSV (real/comprasnet-lances, comma-separated,
+/// model/lances.rs) here, reading biddings with their participants into `dataset.biddings`.
+/// SANCTIONS: helper "compliance" adds the CEIS/CNEP lists (real/sancoes, model/sanction.rs)
+/// here, reading into `dataset.sanctions`.
+pub const TABLE_READERS: &[TableReader] = &[TableReader {
+    format: "Portal da Transparência Despesas download (empenhos)",
+    recognises: portal_despesas::is_empenhos,
+    read: portal_despesas::read_into,
+}];
+
 /// Extensions of the files a folder's walk reads; anything else (notes, licences) is not data.
 const DATA_EXTENSIONS: &[&str] = &["csv", "json", "ndjson", "jsonl", "txt"];
 
@@ -196,11 +220,10 @@ impl State {
             self.note(path, "Portal da Transparência Compras download", rows);
             return Ok(());
         }
-        if portal_despesas::is_empenhos(&header) {
-            let table = Table::parse(path, text, portal_despesas::EMPENHO_COLUMNS)?;
-            let expenses = portal_despesas::expenses(&table)?;
-            self.note(path, "Portal da Transparência Despesas download (empenhos)", expenses.len());
-            self.loaded.dataset.expenses.extend(expenses);
+        if let Some(reader) = TABLE_READERS.iter().find(|r| (r.recognises)(&header)) {
+            let table = Table::parse(path, text, &[])?;
+            let rows = (reader.read)(&table, &mut self.loaded.dataset)?;
+            self.note(path, reader.format, rows);
             return Ok(());
         }
         if portal_despesas::is_companion(&header) {
@@ -208,12 +231,6 @@ impl State {
             self.loaded.skipped.push((path.to_path_buf(), reason.into()));
             return Ok(());
         }
-        // LANCES: the comprasnet lances CSV (real/comprasnet-lances) is recognised here by
-        // helper "bids" (model/lances.rs): on its header, read it into `self.loaded.dataset.biddings`
-        // and `return Ok(())`.
-        // SANCTIONS: the CEIS/CNEP lists (real/sancoes) are recognised here by helper
-        // "compliance" (model/sanction.rs): on their header, read them into
-        // `self.loaded.dataset.sanctions` and `return Ok(())`.
         self.unrecognised(path, explicit, "not a recognised table (header not known)".into())
     }
 

@@ -38,6 +38,15 @@ fn coded(row: &Row<'_>, code: &str, name: &str) -> String {
     }
 }
 
+/// Reads the empenhos of the file into `dataset.expenses`; returns how many.
+pub fn read_into(table: &Table, dataset: &mut super::dataset::Dataset) -> Result<usize, LoadError> {
+    table.require(EMPENHO_COLUMNS)?;
+    let expenses = expenses(table)?;
+    let n = expenses.len();
+    dataset.expenses.extend(expenses);
+    Ok(n)
+}
+
 /// The empenhos of the file, in order. Values are kept as published (an annulment may be
 /// negative).
 pub fn expenses(table: &Table) -> Result<Vec<Expense>, LoadError> {
