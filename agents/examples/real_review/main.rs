@@ -149,6 +149,23 @@ fn source_folders(dir: &Path) -> Vec<(String, Vec<PathBuf>)> {
         .collect()
 }
 
+/// One row of the sources table: the records of `sources` by kind and the figures of every
+/// finding over them.
+fn source_row(label: &str, sources: &[&Source]) {
+    let count = |f: fn(&Dataset) -> usize| sources.iter().map(|s| f(&s.dataset)).sum::<usize>();
+    let total = count(Dataset::spending_len);
+    let (_, t) = tallies(sources);
+    let row = t.row("", total);
+    let rest = row.trim_start_matches("|  |");
+    println!(
+        "| {label} | {} | {} | {} | {} | {total} |{rest}",
+        count(|d| d.contracts.len()),
+        count(|d| d.biddings.len()),
+        count(|d| d.expenses.len()),
+        count(|d| d.agreements.len()),
+    );
+}
+
 /// Every source loaded with its supporting folders and analysed at default parameters.
 fn load_sources(dir: &Path) -> Vec<Source> {
     let params = DetectionParams::default();
@@ -194,6 +211,7 @@ fn main() {
         .find(|a| !a.starts_with("--") && !flag_values.contains(a))
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/real"));
+    let dir = dir.canonicalize().unwrap_or(dir);
     let sources = load_sources(&dir);
     let lookups: Vec<HashMap<(&'static str, String), Record>> = sources.iter().map(|s| records(&s.dataset)).collect();
     let mut chosen: Vec<(usize, &Anomaly)> = sources
@@ -230,26 +248,15 @@ fn main() {
         return;
     }
     println!("## Real records: {} (default parameters)\n", dir.display());
+    println!("`cargo run --release -p vigia-agents --example real_review`\n");
     println!(
         "| source | contracts | biddings | expenses | agreements | spending records | findings | critical | named | share | named by critical | share |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for s in &sources {
-        let ds = &s.dataset;
-        let (_, t) = tallies(&[s]);
-        let total = ds.spending_len();
-        let rest = t.row("", total);
-        let rest = rest.trim_start_matches("|  |");
-        println!(
-            "| {} | {} | {} | {} | {} | {} |{rest}",
-            s.name,
-            ds.contracts.len(),
-            ds.biddings.len(),
-            ds.expenses.len(),
-            ds.agreements.len(),
-            total
-        );
+        source_row(&s.name, &[s]);
     }
+    source_row("**all**", &all);
     print_tallies("All sources, per detector", &all);
     for s in &sources {
         print_tallies(&format!("{}, per detector", s.name), &[s]);
