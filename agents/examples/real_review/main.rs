@@ -182,7 +182,10 @@ fn load_sources(dir: &Path) -> Vec<Source> {
             eprintln!("{name}: skipped {}: {reason}", path.display());
         }
         if loaded.unjoined > 0 {
-            eprintln!("{name}: {} items, amendments or histories without their contract", loaded.unjoined);
+            eprintln!(
+                "{name}: {} items, amendments or histories not joined: no contract, or several, has their key",
+                loaded.unjoined
+            );
         }
         let anomalies = match engine::analyse(&loaded.dataset, &params, &CancelFlag::new()) {
             Ok((a, _)) => a,

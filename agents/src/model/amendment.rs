@@ -47,7 +47,10 @@ pub struct Amendment {
     pub kinds: Vec<AmendmentKind>,
     /// Signing date (Contratos.gov.br) or publication date (the Portal's file has only that).
     pub signed_on: Option<NaiveDate>,
-    /// The contract's global value after this amendment, when the source gives it.
+    /// The contract's global value after this amendment, when the source gives it:
+    /// Contratos.gov.br's `novo_valor_global` (apostilamentos) or, for a termo aditivo, the
+    /// `valor_global` the term records, which for a prorrogação is the value of the contract
+    /// with its new period (not a cumulative total). The Portal's files give none.
     pub new_global_value: Option<f64>,
     /// The end of vigência after this amendment, when the source gives it.
     pub new_valid_until: Option<NaiveDate>,
