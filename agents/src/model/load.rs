@@ -249,10 +249,9 @@ impl State {
             self.note(path, "Contratos.gov.br contracts", list.len());
         } else if contratos_gov::is_histories(&value) {
             let mut n = 0;
-            for (id, entries) in value.as_object().into_iter().flatten() {
-                let entries = entries.as_array().cloned().unwrap_or_default();
+            for (id, entries) in contratos_gov::histories_by_contract(value) {
                 n += entries.len();
-                self.histories.push((path.to_path_buf(), id.clone(), entries));
+                self.histories.push((path.to_path_buf(), id, entries));
             }
             self.note(path, "Contratos.gov.br contract histories", n);
         } else if contratos_gov::is_commitments(&value) {
