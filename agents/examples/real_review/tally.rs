@@ -54,6 +54,21 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// The shares named, by any and by critical findings, against their ceilings, in words.
+    pub fn against_limits(&self, total: usize, named: f64, critical: f64) -> String {
+        let verdict = |share: f64, limit: f64| if share <= limit { "within" } else { "over" };
+        let (n, c) = (share(self.named.len(), total), share(self.named_critical.len(), total));
+        format!(
+            "{:.1}% named ({}), {:.2}% by critical findings ({})",
+            100.0 * n,
+            verdict(n, named),
+            100.0 * c,
+            verdict(c, critical)
+        )
+    }
+}
+
 /// `n` over `total`, 0 for no records.
 fn share(n: usize, total: usize) -> f64 {
     if total == 0 { 0.0 } else { n as f64 / total as f64 }
