@@ -16,6 +16,7 @@ pub mod params;
 pub mod pncp;
 pub mod portal_compras;
 pub mod portal_csv;
+pub mod portal_despesas;
 pub mod records_text;
 pub mod registry_facts;
 pub mod report;
