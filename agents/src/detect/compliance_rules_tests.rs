@@ -106,6 +106,25 @@ fn a_dispensa_on_a_non_value_ground_has_no_value_limit() {
 }
 
 #[test]
+fn a_value_inciso_cited_for_a_state_company_is_taken_as_miscoded() {
+    // Real DPU record: Dataprev, R$ 23.557.813,90, "LEI 14.133/2021 - Artigo: 75 - Inciso: I".
+    let mut c = dispensa(
+        "dataprev",
+        "CONTRATAÇÃO DOS SERVIÇOS DE TECNOLOGIA DA INFORMAÇÃO E COMUNICAÇÃO",
+        23_557_813.90,
+        (2025, 9, 9),
+        "LEI 14.133/2021 - Artigo: 75 - Inciso: I",
+    );
+    c.supplier.name = "EMPRESA DE TECNOLOGIA E INFORMACOES DA PREVIDENCIA S.A. - DATAPREV".into();
+    assert!(run(vec![c.clone()], Vec::new(), 1.0).is_empty());
+    let ds = Dataset::from_contracts(vec![c]);
+    let p = DetectionParams { confidence_threshold: 0.5, ..DetectionParams::default() };
+    let found = ComplianceRules.run(&ds, &p, &CancelFlag::new()).unwrap();
+    let text = &found[0].explanation.as_ref().unwrap().human_readable;
+    assert!(text.contains("mal registrado"), "{text}");
+}
+
+#[test]
 fn a_dispensa_whose_ground_is_unknown_is_a_low_confidence_finding_that_says_so() {
     let c = dispensa("x", "AQUISIÇÃO DE MATERIAL DE EXPEDIENTE", 90_000.0, (2024, 5, 1), "");
     assert!(run(vec![c.clone()], Vec::new(), 0.7).is_empty(), "below the default threshold");

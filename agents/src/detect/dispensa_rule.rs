@@ -7,6 +7,9 @@
 //!   breach: confidence 0.90-0.98 with the excess (0.05 less under Lei 13.303, whose companies
 //!   may update their limits). A citation of Lei 14.133 on a purchase signed before it came into
 //!   force (01/04/2021) is not judged.
+//!   When the object or the supplier shows a non-value ground (a state company such as
+//!   Dataprev, a lease), the cited inciso is most likely miscoded and the finding drops to the
+//!   unknown-ground confidence below, saying so.
 //! - The basis cites another ground (a non-value inciso, an inexigibility article, a special
 //!   law of calamity): no value limit applies, nothing is reported.
 //! - The basis is missing or names no ground: the usual non-value grounds are recognised from
@@ -41,22 +44,27 @@ struct Judged {
 fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
     let object_eng = legal::is_engineering(&c.object);
     let pick = |l: &'static DispensaLimits, eng: bool| if eng { l.engineering } else { l.other };
+    let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
     match ground(basis) {
         Ground::Other(_) => None,
         Ground::ByValue { law, engineering, citation } => {
             let table = law_limits::limits(&law, d)?;
             let eng = engineering || object_eng;
-            let base = if law == Law::L13303 { 0.85 } else { 0.90 };
-            Some(Judged {
-                limit: pick(table, eng),
-                table,
-                engineering: eng,
-                base,
-                ground_text: format!("dispensa por valor ({citation})"),
-            })
+            // A value inciso cited for what the object or supplier shows is bought on another
+            // ground (a state company, a lease) is most likely miscoded: not a clear breach.
+            let (base, ground_text) = match inferred_ground(&c.object, &c.supplier.name, public) {
+                Some(g) => (
+                    UNKNOWN_GROUND_CONFIDENCE,
+                    format!(
+                        "o fundamento cita {citation}, mas o objeto ou o fornecedor indicam {g}: o inciso pode estar mal registrado"
+                    ),
+                ),
+                None if law == Law::L13303 => (0.85, format!("dispensa por valor ({citation})")),
+                None => (0.90, format!("dispensa por valor ({citation})")),
+            };
+            Some(Judged { limit: pick(table, eng), table, engineering: eng, base, ground_text })
         }
         g @ (Ground::Unknown | Ground::Missing) => {
-            let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
             if inferred_ground(&c.object, &c.supplier.name, public).is_some() {
                 return None;
             }
@@ -114,7 +122,7 @@ pub(super) fn dispensa_breach(c: &Contract, basis: &LegalBasis, s: f64) -> Optio
             j.table.act,
             j.ground_text,
             if unknown {
-                " Se a contratação se apoiou em outro inciso (emergência, locação, fornecedor exclusivo), o limite não se aplica."
+                " Se a contratação se apoiou em outro inciso (emergência, locação, empresa pública, fornecedor exclusivo), o limite não se aplica."
             } else {
                 " Acima do limite a lei exige licitação."
             }
@@ -126,7 +134,7 @@ pub(super) fn dispensa_breach(c: &Contract, basis: &LegalBasis, s: f64) -> Optio
             format_brl(j.limit),
             d.format("%Y-%m-%d"),
             j.table.act,
-            if unknown { "; its legal ground is unknown, and another ground would carry no value limit" } else { "" }
+            if unknown { "; its legal ground is uncertain, and another ground would carry no value limit" } else { "" }
         ),
         technical: format!(
             "basis '{}' -> {}: valorInicialCompra {:.2} > limit {:.2} ({}, {}), excess {:.1}%",

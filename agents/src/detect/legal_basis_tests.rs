@@ -95,4 +95,11 @@ fn usual_non_value_grounds_are_recognised_from_object_and_supplier() {
     );
     assert!(inferred_ground("QUALQUER", "SEOF", true).is_some());
     assert!(inferred_ground("AQUISIÇÃO DE MATERIAL DE EXPEDIENTE", "PAPELARIA LTDA", false).is_none());
+    // Real traps: outsourced staff "com dedicação exclusiva", a private data-processing firm.
+    let portaria = "CONTRATAÇÃO DE SERVIÇOS CONTÍNUOS DE AGENTE PORTARIA, A SEREM EXECUTADOS COM REGIME DE DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA";
+    assert!(inferred_ground(portaria, "REALCE SERVICOS E TECNOLOGIA AMBIENTAL LTDA", false).is_none());
+    assert!(inferred_ground("GERAÇÃO DO ARQUIVO DO SPED", "LIDER PROCESSAMENTO DE DADOS LTDA", false).is_none());
+    assert!(
+        inferred_ground("SERVIÇOS DE TI", "COMPANHIA DE PROCESSAMENTO DE DADOS DO ESTADO DA BAHIA", false).is_some()
+    );
 }

@@ -134,7 +134,12 @@ const STATE_SUPPLIERS: &[&str] = &[
     "imprensa nacional",
     "casa da moeda",
     "telebras",
-    "processamento de dados",
+    "companhia de processamento de dados",
+    "empresa de processamento de dados",
+    "prodemge",
+    "prodesp",
+    "procergs",
+    "celepar",
     "tecnologia da informacao e comunicacao do estado",
     "companhia de saneamento",
     "saneamento basico",
@@ -154,12 +159,16 @@ pub fn inferred_ground(object: &str, supplier_name: &str, supplier_is_public_bod
     if supplier_is_public_body {
         return Some("órgão ou entidade da administração (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII)");
     }
-    let o = fold(object);
+    // "Regime de dedicação exclusiva de mão de obra" (outsourced staff) says nothing of an
+    // exclusive supplier.
+    let o = fold(object).replace("dedicacao exclusiva", "dedicacao");
     if let Some((_, g)) = OBJECT_GROUNDS.iter().find(|(w, _)| o.contains(w)) {
         return Some(g);
     }
+    // A private company's legal form (LTDA, EIRELI, ME, EPP) rules out a state company.
     let s = fold(supplier_name);
-    STATE_SUPPLIERS.iter().any(|w| s.contains(w)).then_some(
+    let private = s.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "ltda" | "eireli" | "me" | "epp"));
+    (!private && STATE_SUPPLIERS.iter().any(|w| s.contains(w))).then_some(
         "empresa pública, sociedade de economia mista ou concessionária contratada em razão de quem é (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII e XVI)",
     )
 }
