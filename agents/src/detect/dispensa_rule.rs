@@ -41,18 +41,28 @@ struct Judged {
     ground_text: String,
 }
 
+/// The limit a dispensa signed on `d` is held to and why, or `None` when none applies or the
+/// value is within it (checked before the object is read, the costlier step).
 fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
     let object_eng = legal::is_engineering(&c.object);
     let pick = |l: &'static DispensaLimits, eng: bool| if eng { l.engineering } else { l.other };
-    let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
+    let within = |limit: f64| c.initial_value <= limit + 0.005;
+    let ground_shown = || {
+        let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
+        inferred_ground(&c.object, &c.supplier.name, public)
+    };
     match ground(basis) {
         Ground::Other(_) => None,
         Ground::ByValue { law, engineering, citation } => {
             let table = law_limits::limits(&law, d)?;
             let eng = engineering || object_eng;
+            let limit = pick(table, eng);
+            if within(limit) {
+                return None;
+            }
             // A value inciso cited for what the object or supplier shows is bought on another
             // ground (a state company, a lease) is most likely miscoded: not a clear breach.
-            let (base, ground_text) = match inferred_ground(&c.object, &c.supplier.name, public) {
+            let (base, ground_text) = match ground_shown() {
                 Some(g) => (
                     UNKNOWN_GROUND_CONFIDENCE,
                     format!(
@@ -62,21 +72,22 @@ fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
                 None if law == Law::L13303 => (0.85, format!("dispensa por valor ({citation})")),
                 None => (0.90, format!("dispensa por valor ({citation})")),
             };
-            Some(Judged { limit: pick(table, eng), table, engineering: eng, base, ground_text })
+            Some(Judged { limit, table, engineering: eng, base, ground_text })
         }
         g @ (Ground::Unknown | Ground::Missing) => {
-            if inferred_ground(&c.object, &c.supplier.name, public).is_some() {
-                return None;
-            }
             let law = law_limits::law_in_force(d);
             let table = law_limits::limits(&law, d)?;
+            let limit = pick(table, object_eng);
+            if within(limit) || ground_shown().is_some() {
+                return None;
+            }
             let what = if g == Ground::Missing {
                 "fundamento legal ausente"
             } else {
                 "fundamento legal sem o inciso da dispensa"
             };
             Some(Judged {
-                limit: pick(table, object_eng),
+                limit,
                 table,
                 engineering: object_eng,
                 base: UNKNOWN_GROUND_CONFIDENCE,
@@ -96,9 +107,6 @@ pub(super) fn dispensa_breach(c: &Contract, basis: &LegalBasis, s: f64) -> Optio
         return None;
     }
     let j = judge(c, basis, d)?;
-    if c.initial_value <= j.limit + 0.005 {
-        return None;
-    }
     let excess = c.initial_value / j.limit - 1.0;
     let confidence =
         if j.base < 0.8 { legal_confidence(j.base, s) } else { legal_confidence(j.base + (excess * 0.4).min(0.08), s) };

@@ -140,10 +140,6 @@ impl Detector for PurchaseSplitting {
             if !e.process_number.is_empty() && processes.contains(e.process_number.as_str()) {
                 continue;
             }
-            let public = document_kind(&e.payee.document) == DocumentKind::UgCode;
-            if legal_grounds::inferred_ground(&e.observation, &e.payee.name, public).is_some() {
-                continue;
-            }
             groups
                 .entry((e.unit.code.as_str(), e.payee.document.as_str(), e.element.as_str(), d.year()))
                 .or_default()
@@ -167,7 +163,8 @@ impl Detector for PurchaseSplitting {
                 .filter_map(|&k| {
                     let e = &ds.expenses[k];
                     let v = e.value;
-                    (v >= fraction * limit && v <= limit).then(|| (e.date.unwrap_or(first), v, k))
+                    (v >= fraction * limit && v <= limit && !non_value_ground(e))
+                        .then(|| (e.date.unwrap_or(first), v, k))
                 })
                 .collect();
             if dated.len() < 2 {
@@ -189,6 +186,13 @@ impl Detector for PurchaseSplitting {
             })
             .collect())
     }
+}
+
+/// Whether a commitment's description or payee shows a non-value ground (read only for the
+/// commitments of groups that could be split, the costlier step last).
+fn non_value_ground(e: &Expense) -> bool {
+    let public = document_kind(&e.payee.document) == DocumentKind::UgCode;
+    legal_grounds::inferred_ground(&e.observation, &e.payee.name, public).is_some()
 }
 
 #[allow(clippy::too_many_arguments)]
