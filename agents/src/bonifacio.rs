@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
-use crate::detect::{compliance_rules, splitting};
+use crate::detect::{compliance_rules, legal_grounds, splitting};
 use crate::engine;
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::cnpj::format_cnpj;
@@ -178,6 +178,26 @@ fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
     out
 }
 
+/// One data-quality note when contracts lack their legal basis: missing data, not a breach.
+fn missing_basis_note(contracts: &[crate::model::contract::Contract]) -> Option<Insight> {
+    let cov = legal_grounds::basis_coverage(contracts);
+    (cov.missing > 0).then(|| {
+        insight(
+            AgentId::Bonifacio,
+            format!(
+                "Qualidade do dado: {} de {} ({}) não informam o fundamento legal, o que é falta de dado e não violação; das {} sem ele, {} mostram no objeto ou no fornecedor um fundamento sem limite de valor (locação, concessionária, empresa pública, emergência, exclusividade) e as demais só são comparadas ao limite de valor com baixa confiança",
+                count_of(cov.missing, "contrato", "contratos"),
+                cov.contracts,
+                format_pct(cov.missing as f64 / cov.contracts.max(1) as f64),
+                count_of(cov.direct_missing, "contratação direta", "contratações diretas"),
+                cov.direct_inferred
+            ),
+            0.5,
+            &[],
+        )
+    })
+}
+
 /// Up to three requests per rule, most severe first.
 fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -201,6 +221,7 @@ impl Agent for Bonifacio {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         let anomalies = engine::detect_each(ctx, &[compliance_rules::NAME, splitting::NAME])?;
         let mut found = insights(&anomalies, ctx.dataset.contracts.len());
+        found.extend(missing_basis_note(ctx.dataset.contracts.as_slice()));
         if found.is_empty() {
             let scope = format!("{} contratos e {} despesas", ctx.dataset.contracts.len(), ctx.dataset.expenses.len());
             let what = "Nenhuma violação da Lei 14.133/2021";

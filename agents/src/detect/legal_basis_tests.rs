@@ -103,3 +103,20 @@ fn usual_non_value_grounds_are_recognised_from_object_and_supplier() {
         inferred_ground("SERVIÇOS DE TI", "COMPANHIA DE PROCESSAMENTO DE DADOS DO ESTADO DA BAHIA", false).is_some()
     );
 }
+
+#[test]
+fn missing_legal_bases_are_counted_once_per_dataset_with_the_grounds_the_records_show() {
+    use crate::detect::legal_grounds::basis_coverage;
+    let mut lease =
+        crate::testutil::contract("a", "LOCAÇÃO DE IMÓVEL PARA A SEDE", "00000000000191", "29000", 1.0, (2024, 1, 1));
+    lease.modality = "Dispensa".into();
+    let mut other = lease.clone();
+    other.object = "AQUISIÇÃO DE MATERIAL".into();
+    let mut cited = lease.clone();
+    cited.legal_basis = "LEI 14.133/2021 - Artigo: 75 - Inciso: II".into();
+    let mut pregao = other.clone();
+    pregao.modality = "Pregão".into();
+    pregao.legal_basis = "NÃO SE APLICA".into();
+    let cov = basis_coverage(&[lease, other, cited, pregao]);
+    assert_eq!((cov.contracts, cov.missing, cov.direct_missing, cov.direct_inferred), (4, 3, 2, 1));
+}

@@ -13,7 +13,13 @@
 //! by value), art. 30 (inexigibilidade); special laws of calamity (Lei 14.981/2024, MP
 //! 1.221/2024) and of Covid-19 (Lei 14.217/2021, Lei 13.979/2020).
 
-use super::legal_basis::{Citation, Law, LegalBasis};
+use std::collections::HashMap;
+
+use super::common::FxBuild;
+use super::legal::{self, Modality};
+use super::legal_basis::{self, Citation, Law, LegalBasis};
+use crate::model::cnpj::{DocumentKind, document_kind};
+use crate::model::contract::Contract;
 use crate::text::fold;
 
 /// Why a purchase was made without a bidding, as its legal basis says.
@@ -171,4 +177,37 @@ pub fn inferred_ground(object: &str, supplier_name: &str, supplier_is_public_bod
     (!private && STATE_SUPPLIERS.iter().any(|w| s.contains(w))).then_some(
         "empresa pública, sociedade de economia mista ou concessionária contratada em razão de quem é (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII e XVI)",
     )
+}
+
+/// How much of a dataset states its legal basis: missing data, reported once per dataset as
+/// a data-quality note, never as a violation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BasisCoverage {
+    /// Contracts judged.
+    pub contracts: usize,
+    /// Contracts whose legal basis is empty or a placeholder.
+    pub missing: usize,
+    /// Dispensas and inexigibilidades among them.
+    pub direct_missing: usize,
+    /// Of those, the ones whose object or supplier shows a non-value ground.
+    pub direct_inferred: usize,
+}
+
+/// Counts the contracts without a legal basis (parsing each distinct basis once).
+pub fn basis_coverage(contracts: &[Contract]) -> BasisCoverage {
+    let mut missing: HashMap<&str, bool, FxBuild> = HashMap::default();
+    let mut out = BasisCoverage { contracts: contracts.len(), ..BasisCoverage::default() };
+    for c in contracts {
+        let m = *missing.entry(c.legal_basis.as_str()).or_insert_with(|| legal_basis::parse(&c.legal_basis).missing);
+        if !m {
+            continue;
+        }
+        out.missing += 1;
+        if matches!(legal::modality(&c.modality), Modality::Dispensa | Modality::Inexigibilidade) {
+            out.direct_missing += 1;
+            let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
+            out.direct_inferred += usize::from(inferred_ground(&c.object, &c.supplier.name, public).is_some());
+        }
+    }
+    out
 }
