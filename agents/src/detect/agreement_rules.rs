@@ -104,13 +104,13 @@ fn sanctioned_grantee<'a>(a: &Agreement, barring: &Barring<'a>, s: f64) -> Optio
     let names = [a.organ.name.as_str(), a.organ.acronym.as_str()];
     // Only a sanction in force and binding the granting organ is a breach; an undecidable
     // match is not reported for transfers.
-    let Some(Verdict::Barred(sanc, _)) = judge(barring.get(key)?, start, &names) else { return None };
+    let Some(Verdict::Barred(sanc, conf)) = judge(barring.get(key)?, start, &names) else { return None };
     let day = |d: NaiveDate| d.format("%d/%m/%Y").to_string();
     let until = sanc.ends_on.map_or_else(|| "prazo indeterminado".to_string(), day);
     let number = number_of(a);
     Some(Breach {
         rule: RULES[0],
-        confidence: legal_confidence(0.95, s),
+        confidence: legal_confidence(conf, s),
         at_stake: a.value,
         threshold: 0.0,
         observed: a.value,

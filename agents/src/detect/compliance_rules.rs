@@ -37,8 +37,6 @@
 
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
-
 use serde_json::json;
 
 use super::Detector;
@@ -46,7 +44,7 @@ use super::common::{FxBuild, adjust_confidence, contract_ref, iso, organ_ref, su
 use super::finding::{Finding, legal_confidence, pattern, point};
 use super::legal::{self, Modality};
 use super::legal_basis::{self, LegalBasis};
-use super::sanction_rule::{self, Verdict};
+use super::sanction_rule;
 use super::shared::Shared;
 use super::{amendment_rule, dispensa_rule, legal_grounds};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -117,7 +115,8 @@ pub(super) struct Subject {
 
 /// The anomaly of a broken legal rule.
 pub(super) fn breach_anomaly(b: Breach<'_>, s: Subject) -> Anomaly {
-    let mut related = s.related;
+    // An entity without an id (a supplier with no document) is never named.
+    let mut related: Vec<EntityRef> = s.related.into_iter().filter(|e| !e.id.trim().is_empty()).collect();
     related.extend(b.sanction.map(super::finding::sanction_ref));
     let mut data_points = s.data_points;
     data_points.push(point("observed", b.observed, s.when.clone()));
@@ -208,72 +207,6 @@ fn fix_contamination(mut v: Vec<Anomaly>, counts: &HashMap<&str, usize>, n: f64)
     v
 }
 
-/// The names a sanction's scope is compared with: the contract's organ and unit.
-fn organ_names(c: &Contract) -> [&str; 3] {
-    [c.organ.name.as_str(), c.unit.name.as_str(), c.organ.acronym.as_str()]
-}
-
-fn sanction_breach<'a>(c: &Contract, d: NaiveDate, list: &[&'a Sanction], s: f64) -> Option<Breach<'a>> {
-    let value = c.value();
-    let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
-    let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
-    let day = |x: NaiveDate| x.format("%d/%m/%Y").to_string();
-    match sanction_rule::judge(list, d, &organ_names(c))? {
-        Verdict::Barred(sanc, conf) => {
-            let until = sanc.ends_on.map_or("prazo indeterminado".to_string(), day);
-            Some(Breach {
-                rule: "sanctioned_supplier",
-                confidence: legal_confidence(conf, s),
-                at_stake: value,
-                threshold: 0.0,
-                observed: value,
-                law: "Lei 14.133/2021, art. 14, III e art. 156; Lei 8.666/1993, art. 87; Lei 10.520/2002, art. 7; cadastros CEIS/CNEP".into(),
-                pt: format!(
-                    "O contrato {} foi assinado em {} com {}, que estava sancionada no {} ({}, aplicada por {}, de {} a {}) e impedida de contratar com o órgão contratante.",
-                    number, day(d), c.supplier.name, sanc.register, sanc.kind, sanc.authority,
-                    sanc.starts_on.map_or(String::new(), day), until
-                ),
-                en: format!(
-                    "Contract {} was signed on {} with {}, which was under a {} sanction ({}, by {}) barring it from contracting with this organ.",
-                    number, d.format("%Y-%m-%d"), c.supplier.name, sanc.register, sanc.kind, sanc.authority
-                ),
-                technical: format!("supplier root {} matches sanction {} ({}, {}) in force on the signing date {} and binding the contracting organ", key, sanc.id, sanc.register, sanc.kind, d),
-                sanction: Some(sanc),
-            })
-        }
-        Verdict::Undecidable(sanc, why) => Some(Breach {
-            rule: UNDECIDABLE,
-            confidence: legal_confidence(0.8, s),
-            at_stake: 0.0,
-            threshold: 0.0,
-            observed: value,
-            law: "Lei 14.133/2021, art. 156; cadastros CEIS/CNEP (indecidível)".into(),
-            pt: format!(
-                "O fornecedor {} do contrato {} (assinado em {}) consta do {} com sanção {} ({}), mas não é possível decidir se ela o alcançava: {}. Indecidível, não é violação.",
-                c.supplier.name,
-                number,
-                day(d),
-                sanc.register,
-                sanc.kind,
-                sanc.authority,
-                why
-            ),
-            en: format!(
-                "The supplier of contract {} (signed {}) is listed in {} ({}), but whether the sanction bound this contract is undecidable from the list.",
-                number,
-                d.format("%Y-%m-%d"),
-                sanc.register,
-                sanc.kind
-            ),
-            technical: format!(
-                "undecidable: supplier root {} matches sanction {} ({}); {}",
-                key, sanc.id, sanc.kind, why
-            ),
-            sanction: Some(sanc),
-        }),
-    }
-}
-
 fn breaches<'a>(
     c: &Contract,
     basis: &LegalBasis,
@@ -289,7 +222,7 @@ fn breaches<'a>(
     if let Some(d) = c.signed_on {
         let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
         if let Some(list) = barring.get(key).filter(|_| !key.is_empty()) {
-            out.extend(sanction_breach(c, d, list, s));
+            out.extend(sanction_rule::sanction_breach(c, d, list, s));
         }
         let end = legal::old_modalities_end();
         if matches!(modality, Modality::Convite | Modality::TomadaDePrecos) {
@@ -376,7 +309,7 @@ fn inexigibility_breach(c: &Contract, basis: &LegalBasis, number: &str, value: f
 
 fn anomaly(c: &Contract, b: Breach<'_>) -> Anomaly {
     let when = iso(c.signed_on);
-    let related = [supplier_ref(c), organ_ref(c)].into_iter().filter(|e| !e.id.trim().is_empty()).collect();
+    let related = vec![supplier_ref(c), organ_ref(c)];
     let subject = Subject {
         id: c.id.to_string(),
         primary: contract_ref(c),

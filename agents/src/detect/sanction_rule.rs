@@ -12,11 +12,18 @@
 //!   binds the sphere of government that applied it, so a state's or municipality's does not
 //!   bind a federal contract; "Suspensão – Lei de Licitações" (Lei 8.666 art. 87 III) binds
 //!   the sanctioning body only (TCU's reading); "Proibição – Lei de Improbidade" binds what
-//!   the court order says, which the list does not carry (less certain). A scope the list
-//!   does not let us read (no sanctioning body) is undecidable.
+//!   the court order says, which the list does not carry (less certain), as do court orders
+//!   that bar contracting and the electoral, antitrust and environmental prohibitions; a
+//!   sanction under state or municipal law ("Legislação Estadual/Municipal") binds that entity
+//!   only; the Lei 12.846 "Proibição" (art. 19, IV) bars incentives and loans, not contracts. A
+//!   scope the list does not let us read (no sanctioning body, "escopo limitado") is
+//!   undecidable.
 
 use chrono::NaiveDate;
 
+use super::compliance_rules::{Breach, UNDECIDABLE};
+use super::finding::legal_confidence;
+use crate::model::contract::Contract;
 use crate::model::sanction::Sanction;
 use crate::text::fold;
 
@@ -84,12 +91,23 @@ pub enum Binding {
 pub fn binding(s: &Sanction, organ_names: &[&str]) -> Binding {
     let k = fold(&s.kind);
     let sphere = sphere_of(&s.authority);
+    // A sanction under state or municipal law binds that entity only.
+    if k.contains("legislacao estadual") || k.contains("legislacao municipal") {
+        return Binding::No;
+    }
+    // Lei 12.846 art. 19, IV bars incentives, subsidies and loans, not contracts.
+    if k.contains("proibi") && k.contains("12.846") {
+        return Binding::No;
+    }
+    if k.contains("escopo limitado") {
+        return Binding::Unknown;
+    }
+    if k.contains("decisao judicial") {
+        // A court order's scope is the order's, which the list does not carry.
+        return Binding::Yes(0.85);
+    }
     if k.contains("inidone") {
-        return if k.contains("estadual") || matches!(sphere, Sphere::State | Sphere::Municipal) {
-            Binding::No
-        } else {
-            Binding::Yes(0.95)
-        };
+        return if matches!(sphere, Sphere::State | Sphere::Municipal) { Binding::No } else { Binding::Yes(0.95) };
     }
     if k.contains("impedimento") {
         return match sphere {
@@ -154,6 +172,72 @@ pub fn judge<'a>(sanctions: &[&'a Sanction], signed: NaiveDate, organ_names: &[&
         }
     }
     undecidable
+}
+
+/// The names a sanction's scope is compared with: the contract's organ and unit.
+fn organ_names(c: &Contract) -> [&str; 3] {
+    [c.organ.name.as_str(), c.unit.name.as_str(), c.organ.acronym.as_str()]
+}
+
+pub(super) fn sanction_breach<'a>(c: &Contract, d: NaiveDate, list: &[&'a Sanction], s: f64) -> Option<Breach<'a>> {
+    let value = c.value();
+    let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
+    let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
+    let day = |x: NaiveDate| x.format("%d/%m/%Y").to_string();
+    match judge(list, d, &organ_names(c))? {
+        Verdict::Barred(sanc, conf) => {
+            let until = sanc.ends_on.map_or("prazo indeterminado".to_string(), day);
+            Some(Breach {
+                rule: "sanctioned_supplier",
+                confidence: legal_confidence(conf, s),
+                at_stake: value,
+                threshold: 0.0,
+                observed: value,
+                law: "Lei 14.133/2021, art. 14, III e art. 156; Lei 8.666/1993, art. 87; Lei 10.520/2002, art. 7; cadastros CEIS/CNEP".into(),
+                pt: format!(
+                    "O contrato {} foi assinado em {} com {}, que estava sancionada no {} ({}, aplicada por {}, de {} a {}) e impedida de contratar com o órgão contratante.",
+                    number, day(d), c.supplier.name, sanc.register, sanc.kind, sanc.authority,
+                    sanc.starts_on.map_or(String::new(), day), until
+                ),
+                en: format!(
+                    "Contract {} was signed on {} with {}, which was under a {} sanction ({}, by {}) barring it from contracting with this organ.",
+                    number, d.format("%Y-%m-%d"), c.supplier.name, sanc.register, sanc.kind, sanc.authority
+                ),
+                technical: format!("supplier root {} matches sanction {} ({}, {}) in force on the signing date {} and binding the contracting organ", key, sanc.id, sanc.register, sanc.kind, d),
+                sanction: Some(sanc),
+            })
+        }
+        Verdict::Undecidable(sanc, why) => Some(Breach {
+            rule: UNDECIDABLE,
+            confidence: legal_confidence(0.8, s),
+            at_stake: 0.0,
+            threshold: 0.0,
+            observed: value,
+            law: "Lei 14.133/2021, art. 156; cadastros CEIS/CNEP (indecidível)".into(),
+            pt: format!(
+                "O fornecedor {} do contrato {} (assinado em {}) consta do {} com sanção {} ({}), mas não é possível decidir se ela o alcançava: {}. Indecidível, não é violação.",
+                c.supplier.name,
+                number,
+                day(d),
+                sanc.register,
+                sanc.kind,
+                sanc.authority,
+                why
+            ),
+            en: format!(
+                "The supplier of contract {} (signed {}) is listed in {} ({}), but whether the sanction bound this contract is undecidable from the list.",
+                number,
+                d.format("%Y-%m-%d"),
+                sanc.register,
+                sanc.kind
+            ),
+            technical: format!(
+                "undecidable: supplier root {} matches sanction {} ({}); {}",
+                key, sanc.id, sanc.kind, why
+            ),
+            sanction: Some(sanc),
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -75,3 +75,20 @@ fn spheres_are_read_from_the_sanctioning_body() {
     assert_eq!(sphere_of("Governo do Distrito Federal"), Sphere::State);
     assert_eq!(sphere_of("CGE"), Sphere::Unknown);
 }
+
+#[test]
+fn the_real_ceis_and_cnep_types_bind_as_their_laws_say() {
+    let on = |kind: &str, auth: &str| {
+        let s = sanction(kind, auth, Some(d(2024, 1, 1)), None);
+        (s.bars_contracting(), binding(&s, &ORGAN))
+    };
+    assert_eq!(on("Impedimento - Legislação Estadual", "Ministério X"), (true, Binding::No));
+    assert_eq!(on("Suspensão - Legislação Municipal", "Ministério X"), (true, Binding::No));
+    assert_eq!(on("Proibição - Lei 12.846/13", "Ministério X"), (true, Binding::No));
+    assert_eq!(on("Decisão judicial liminar/cautelar que impeça contratação", "TJ"), (true, Binding::Yes(0.85)));
+    assert_eq!(on("Proibição - Lei Eleitoral", "TRE"), (true, Binding::Yes(0.85)));
+    assert_eq!(on("Proibição - Lei Antitruste - Escopo Limitado", "CADE"), (true, Binding::Unknown));
+    assert!(!on("Publicação Extraordinária - Lei 12.846/13", "CGU").0);
+    assert!(!on("Multa - Lei 12.846/13", "CGU").0);
+    assert!(!on("Requisição - Ministério Público", "MPF").0);
+}
