@@ -88,9 +88,22 @@ fn money(s: &str) -> Option<f64> {
     t.parse().ok()
 }
 
-/// Reads one sanctions list (see the module doc for the formats).
+/// Whether a header (column names) is one of the sanctions list formats of the module doc.
+pub fn is_sanctions_list(columns: &[String]) -> bool {
+    let has = |n: &str| columns.iter().any(|c| fold(c.trim().trim_start_matches('\u{feff}')) == n);
+    (has("cnpjcpf") && has("tipo") && has("nome_do_orgao"))
+        || (has("cpf ou cnpj do sancionado") && has("tipo sancao") && has("data inicio sancao"))
+        || (has("cnpj") && has("conuta") && has("decisao"))
+}
+
+/// Reads one sanctions list from bytes (UTF-8 or ISO-8859-1).
 pub fn sanctions_from_csv(bytes: &[u8]) -> Result<Vec<Sanction>, SanctionListError> {
-    let text = decode(bytes);
+    sanctions_from_text(&decode(bytes))
+}
+
+/// Reads one sanctions list from its text (see the module doc for the formats).
+pub fn sanctions_from_text(text: &str) -> Result<Vec<Sanction>, SanctionListError> {
+    let text = text.trim_start_matches('\u{feff}');
     let first = text.lines().next().unwrap_or("");
     let delimiter = if first.contains(';') { b';' } else { b',' };
     let mut r = csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());

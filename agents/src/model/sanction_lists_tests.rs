@@ -54,3 +54,15 @@ fn the_minas_gerais_list_keeps_the_conduct_and_is_a_state_sanction() {
     assert!(v[0].authority.contains("Estado de Minas Gerais"));
     assert!(sanctions_from_csv(b"a,b\n1,2\n").is_err());
 }
+
+#[test]
+fn the_lists_are_recognised_by_their_headers() {
+    let h = |s: &str| s.split([',', ';']).map(str::to_string).collect::<Vec<_>>();
+    assert!(is_sanctions_list(&h("cnpjcpf,nome,tipo,data_final,nome_do_orgao,uf")));
+    assert!(is_sanctions_list(&h("cnpjcpf  ,nome,tipo,uf,nome_do_orgao,valor_multa")));
+    assert!(is_sanctions_list(&h(
+        "TIPO DE PESSOA,CPF OU CNPJ DO SANCIONADO,TIPO SANÇÃO,DATA INÍCIO SANÇÃO,DATA FINAL SANÇÃO"
+    )));
+    assert!(is_sanctions_list(&h("\u{feff}sei;numero;cnpj;conuta;data_decisao;decisao")));
+    assert!(!is_sanctions_list(&h("Número do Contrato;Objeto;Fundamento Legal")));
+}
