@@ -11,7 +11,11 @@
 //!   base at that time, to the running total; a supressão is computed separately and never
 //!   offsets an acréscimo (TCU, Acórdão 749/2010-Plenário). An amendment that mixes an
 //!   acréscimo with a prorrogação or reajuste is split by value per month of vigência when both
-//!   ends are known, and otherwise left out (nothing is known of its parts).
+//!   ends are known, and otherwise left out (nothing is known of its parts); so is one that
+//!   also changes the party or only informs, and a step above 100% of the base (Contratos.gov.br
+//!   switches the global value between a year's and the whole term's).
+//! - Leases of buildings where the administration is the tenant have no cap (Lei 8.666 art. 62
+//!   §3 leaves art. 65 out; private law governs their value).
 //! - Amendments known only by kind (the Portal's TermoAditivo file, no values): the growth
 //!   from initial to final value is attributed to acréscimos only when every amendment that can
 //!   change the value is an acréscimo; any prorrogação, reajuste or unrecognised amendment can
@@ -29,13 +33,16 @@ use chrono::NaiveDate;
 
 use super::compliance_rules::Breach;
 use super::finding::legal_confidence;
-use super::legal;
+use super::{legal, legal_grounds};
 use crate::model::amendment::{Amendment, AmendmentKind as K};
 use crate::model::contract::Contract;
 use crate::text::{format_brl, format_pct};
 
 /// Growth a computed share may exceed the cap by before it counts (rounding of "25%" aditivos).
 const TOLERANCE: f64 = 0.005;
+
+/// The largest step, as a share of the base, read as an acréscimo (four times the 25% cap).
+const MAX_STEP: f64 = 1.0;
 
 fn months(from: NaiveDate, to: NaiveDate) -> f64 {
     (to - from).num_days() as f64 / 30.44
@@ -56,6 +63,9 @@ pub struct Additions {
     pub count: usize,
     /// How the shares were obtained.
     pub method: &'static str,
+    /// Value changes left out: terms mixing an acréscimo with a change of party or an
+    /// informative change, and steps too large to be an acréscimo.
+    pub skipped: usize,
 }
 
 fn has(a: &Amendment, k: K) -> bool {
@@ -75,6 +85,7 @@ pub fn walk_values(c: &Contract) -> Option<Additions> {
         suppressed: 0.0,
         count: 0,
         method: "valores globais de cada termo",
+        skipped: 0,
     };
     let (mut current, mut end) = (c.initial_value, None::<NaiveDate>);
     for a in &c.amendments {
@@ -87,8 +98,16 @@ pub fn walk_values(c: &Contract) -> Option<Additions> {
         let quantitative = has(a, K::Addition) || has(a, K::Suppression);
         let extension = has(a, K::Extension);
         let rescale = has(a, K::Readjustment) || has(a, K::Rebalance);
-        if quantitative && !extension && !rescale {
-            if delta > 0.0 && out.base > 0.0 {
+        // A term that also changes the party, or informs, mixes things the value cannot split.
+        let other = has(a, K::SupplierChange) || has(a, K::Other) || has(a, K::Termination);
+        if quantitative && other {
+            out.skipped += 1;
+        } else if quantitative && !extension && !rescale {
+            if delta > out.base * MAX_STEP {
+                // Contratos.gov.br switches the global value between a year's and the whole
+                // term's: a step this large is a change of unit, not an acréscimo.
+                out.skipped += 1;
+            } else if delta > 0.0 && out.base > 0.0 {
                 out.share += delta / out.base;
                 out.added += delta;
                 out.count += 1;
@@ -123,7 +142,9 @@ pub fn walk_values(c: &Contract) -> Option<Additions> {
 
 /// The breach of a contract whose acréscimos exceed the cap, if any.
 pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> {
-    if c.initial_value <= 0.0 {
+    // Leases where the administration is the tenant follow private law for their value
+    // (Lei 8.666 art. 62 §3 leaves art. 65 out): no acréscimo cap.
+    if c.initial_value <= 0.0 || legal_grounds::is_building_lease(&c.object) {
         return None;
     }
     let renovation = legal::is_renovation(&c.object);
@@ -147,6 +168,7 @@ pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> 
             suppressed: 0.0,
             count,
             method: "valor final menos o inicial; todos os termos que alteram valor são acréscimos",
+            skipped: 0,
         };
         (adds, 0.88)
     } else {
@@ -161,6 +183,7 @@ pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> 
             suppressed: 0.0,
             count: 0,
             method: "valor final menos o inicial, sem registro de termos, em vigência de até 12 meses",
+            skipped: 0,
         };
         (adds, 0.75)
     };
@@ -207,8 +230,8 @@ pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> 
             cap * 100.0
         ),
         technical: format!(
-            "additions share {:.4} > cap {} (+{}); method: {}; added {:.2}, suppressed {:.2} (not offset), base {:.2}, growth initial->final {:.4}",
-            adds.share, cap, TOLERANCE, adds.method, adds.added, adds.suppressed, adds.base, growth
+            "additions share {:.4} > cap {} (+{}); method: {}; added {:.2}, suppressed {:.2} (not offset), base {:.2}, growth initial->final {:.4}, value changes left out {}",
+            adds.share, cap, TOLERANCE, adds.method, adds.added, adds.suppressed, adds.base, growth, adds.skipped
         ),
         sanction: None,
     })

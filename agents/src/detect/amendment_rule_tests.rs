@@ -104,3 +104,18 @@ fn totals_alone_are_judged_only_within_a_first_year_and_with_low_confidence() {
     c.valid_until = None;
     assert!(amendment_breach(&c, 0.7).is_none());
 }
+
+#[test]
+fn building_leases_and_unit_switches_of_the_global_value_are_not_acrescimos() {
+    // Real DPU lease (00067/2019): the global value is restated for a year, then for the term.
+    let mut lease = service("LOCAÇÃO DE IMÓVEL, PARA INSTALAÇÃO DA DEFENSORIA PÚBLICA DA UNIÃO");
+    lease.amendments = vec![term(&[K::Addition], Some(600_000.0), None)];
+    assert!(amendment_breach(&lease, 1.0).is_none());
+    let mut c = service("PRESTAÇÃO DE SERVIÇOS DE APOIO");
+    c.amendments = vec![term(&[K::Addition], Some(600_000.0), None)];
+    assert!(amendment_breach(&c, 1.0).is_none(), "a 400% step is a change of unit");
+    // "RETIFICAR PUBLICAÇÃO ..." qualified ACRÉSCIMO and FORNECEDOR at once.
+    c.amendments = vec![term(&[K::Addition, K::SupplierChange], Some(180_000.0), None)];
+    assert!(amendment_breach(&c, 1.0).is_none());
+    assert_eq!(walk_values(&c).map(|a| a.skipped), Some(1));
+}

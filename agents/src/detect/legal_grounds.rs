@@ -127,6 +127,21 @@ const OBJECT_GROUNDS: &[(&str, &str)] = &[
     ("publicacoes no diario oficial", "publicação oficial (Imprensa Nacional, art. 24, XVI)"),
 ];
 
+/// Whether the object is the lease of a building (the administration as tenant).
+pub fn is_building_lease(object: &str) -> bool {
+    let o = fold(object);
+    [
+        "locacao de imove",
+        "locacao do imovel",
+        "aluguel de imove",
+        "aluguel do imovel",
+        "locacao de predio",
+        "locacao de sala",
+    ]
+    .iter()
+    .any(|w| o.contains(w))
+}
+
 /// Supplier names of public bodies and state companies contracted without bidding on their
 /// own grounds (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII and XVI).
 const STATE_SUPPLIERS: &[&str] = &[
