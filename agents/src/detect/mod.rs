@@ -6,6 +6,7 @@
 //! detectors share within one analysis: [`shared`].
 
 pub mod agreement_rules;
+pub mod amendment_rule;
 pub mod benford;
 pub mod bid_rigging;
 pub mod category;
@@ -14,13 +15,17 @@ pub mod compliance_rules;
 pub mod concentration;
 pub mod contract_text;
 pub mod dates;
+pub mod dispensa_rule;
 pub mod distributions;
 pub mod duplicates;
 pub mod duplicates_cross;
 pub mod finding;
 pub mod forecast;
+pub mod law_limits;
 pub mod learn;
 pub mod legal;
+pub mod legal_basis;
+pub mod legal_grounds;
 pub mod outliers;
 pub mod periodicity;
 pub mod phantom;
@@ -30,6 +35,7 @@ pub mod price_groups;
 pub mod regime;
 pub mod relationships;
 pub mod round_values;
+pub mod sanction_rule;
 pub mod sensitivity;
 pub mod series;
 pub mod shared;

@@ -21,5 +21,6 @@ pub mod records_text;
 pub mod registry_facts;
 pub mod report;
 pub mod sanction;
+pub mod sanction_lists;
 pub mod servant;
 pub mod upstream;
