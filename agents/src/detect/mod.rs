@@ -14,6 +14,7 @@ pub mod compliance_rules;
 pub mod concentration;
 pub mod contract_text;
 pub mod dates;
+pub mod doc_freq;
 pub mod distributions;
 pub mod duplicates;
 pub mod duplicates_cross;
