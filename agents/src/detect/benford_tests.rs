@@ -70,7 +70,7 @@ fn a_price_list_repeated_or_a_single_month_is_too_little_to_judge() {
     }));
     // 40 distinct amounts starting with 9, all signed in one month.
     cs.extend((0..40).map(|k| {
-        let v = (9_000.0 + 97.0 * k as f64) * 10f64.powi((k % 3) as i32);
+        let v = (9_000.0 + 97.0 * k as f64) * 10f64.powi(k % 3);
         contract(&format!("m{k}"), "LIMPEZA PREDIAL", "MONTH", "26000", v, (2024, 3, 1))
     }));
     let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
