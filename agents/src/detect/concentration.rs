@@ -6,8 +6,10 @@
 //! contracts and the "Sigiloso" placeholder, inexigibilidades, public utilities, building
 //! leases, state companies and other public bodies) are left out of both the supplier's value
 //! and the total, and the evidence says how much was left out and why. Only organ-years with
-//! at least [`MIN_CONTRACTS`] competitive contracts and [`MIN_SUPPLIERS`] suppliers are
-//! judged. The peer comparison: the largest supplier's share in the other organs' judged
+//! at least [`MIN_CONTRACTS`] competitive contracts and [`MIN_SUPPLIERS`] suppliers, and whose
+//! twelve months the data covers ([`super::coverage`]: none in a download of one publication
+//! month, whose "year" is whatever was published that month), are judged, and only suppliers
+//! with at least [`MIN_SUPPLIER_CONTRACTS`] contracts in them. The peer comparison: the largest supplier's share in the other organs' judged
 //! organ-years of the same year (at least [`MIN_PEERS`]), else in the same organ's other judged
 //! years (at least [`MIN_OWN_YEARS`]); without either, no finding. A supplier is flagged when its share exceeds both
 //! `t(s)` and `P(s)` times the peers' median largest share.
@@ -25,13 +27,14 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{iso, organ_name, round2, round4, supplier_ref};
+use super::coverage::Coverage;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
 use super::market::{Outside, outside_competition};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use super::stats::{hhi, median};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint};
+use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint, Severity};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -46,6 +49,9 @@ pub const MIN_CONTRACTS: usize = 10;
 pub const MIN_SUPPLIERS: usize = 3;
 /// Fewest peer organ-years of the same year for the peer baseline.
 pub const MIN_PEERS: usize = 3;
+/// Fewest contracts of a flagged supplier: one large contract won in competition is a price
+/// question, not a supplier that keeps winning.
+pub const MIN_SUPPLIER_CONTRACTS: usize = 3;
 /// Fewest other years of the same organ when it has no peers in the year.
 pub const MIN_OWN_YEARS: usize = 1;
 /// The share threshold as sensitivity moves it.
@@ -88,11 +94,17 @@ impl Market<'_> {
 fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, AnalysisError> {
     let ds = sh.dataset();
     let suppliers = sh.suppliers();
+    let (grid, series) = sh.organ_months(cancel)?;
+    let coverage = Coverage::of(ds, grid, series);
     let mut acc = vec![0.0f64; suppliers.names.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut out = Vec::new();
     for g in sh.organ_years() {
         cancel.check()?;
+        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(g.organ)) else { continue };
+        if !coverage.span(&series[at]).is_some_and(|sp| sp.covers_year(grid, g.year)) {
+            continue;
+        }
         let (mut total, mut members, mut outside) = (0.0, Vec::new(), Vec::<(Outside, f64, usize)>::new());
         for &i in &g.members {
             let c = &ds.contracts[i as usize];
@@ -175,7 +187,7 @@ impl Detector for SupplierConcentration {
                 let idx: Vec<usize> =
                     m.members.iter().map(|&i| i as usize).filter(|&i| suppliers.ids[i] == s).collect();
                 let confidence = confidence_for(value / m.total, bar, m.contracts);
-                if confidence >= p.confidence_threshold {
+                if idx.len() >= MIN_SUPPLIER_CONTRACTS && confidence >= p.confidence_threshold {
                     let j = Judged { m, flagged, peer, peers, kind, bar, group_hhi, supplier_contracts: idx.len() };
                     out.push(anomaly(ds, &j, doc, value, &idx, confidence, p));
                 }
@@ -227,7 +239,7 @@ fn anomaly(
     } else {
         format!("nos outros {} anos do órgão, o maior fornecedor ficou com {}", j.peers, format_pct(j.peer))
     };
-    Finding {
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("{}-{}-{}", g.organ, g.year, doc),
@@ -359,7 +371,11 @@ fn anomaly(
             ("hhi", json!(round2(j.group_hhi))),
         ],
     }
-    .build()
+    .build();
+    // A share of the market is circumstantial evidence of weak competition, never proof of a
+    // wrong: high at most, whatever the money.
+    a.severity = a.severity.min(Severity::High);
+    a
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Tests of the supplier concentration detector.
 
+use chrono::Datelike;
+
 use super::*;
 use crate::model::contract::Contract;
 use crate::testutil::contract;
@@ -8,9 +10,13 @@ const BIG: &str = "12345678000190";
 
 /// An organ-year in which each supplier `(document, value)` gets `per_supplier` contracts
 /// adding up to `value` (short documents are zero-padded to a CNPJ's 14 digits: a shorter
-/// code would be a public unit, outside the market).
+/// code would be a public unit, outside the market). A contract of one cent without a
+/// supplier on the 1st of every month and on 31 December makes the data cover the whole year.
 fn organ_year(organ: &str, year: i32, shares: &[(&str, f64)], per_supplier: usize) -> Vec<Contract> {
-    let mut out = Vec::new();
+    let calendar = (1..=12u32).map(|m| (m, 1)).chain([(12, 31)]);
+    let mut out: Vec<Contract> = calendar
+        .map(|(m, d)| contract(&format!("{organ}-{year}-cal-{m}-{d}"), "X", "", organ, 0.01, (year, m, d)))
+        .collect();
     for (s, value) in shares {
         let s = &format!("{s:0>14}");
         for k in 0..per_supplier {
@@ -45,7 +51,7 @@ fn concentrated() -> Vec<Contract> {
 fn a_supplier_with_half_of_an_organ_year_against_peers_with_a_fifth_is_flagged() {
     let mut cs = peers();
     cs.extend(concentrated());
-    let found = run(cs);
+    let found = run(cs.clone());
     assert_eq!(found.len(), 1, "{found:?}");
     let a = &found[0];
     assert_eq!(a.id, format!("supplier_concentration-36000-2024-{BIG}"));
@@ -60,8 +66,20 @@ fn a_supplier_with_half_of_an_organ_year_against_peers_with_a_fifth_is_flagged()
     assert_eq!(a.technical_details["peers"], 3);
     assert_eq!(a.technical_details["share_of"], "competitive_value");
     // The value beyond what the peers' largest supplier usually holds.
-    assert!((a.value_at_stake() - 300.0).abs() < 1e-6);
+    assert!((a.value_at_stake() - 300.0).abs() < 0.01);
     assert!(a.confidence >= 0.8);
+    // A year the data does not cover whole (here cut in November) is not judged.
+    let cut: Vec<Contract> =
+        cs.into_iter().filter(|c| c.signed_on.is_some_and(|d| d.month() < 11 || d.year() < 2024)).collect();
+    assert!(run(cut).is_empty());
+}
+
+#[test]
+fn one_large_contract_is_not_a_supplier_that_keeps_winning() {
+    let mut cs = peers();
+    cs.extend(organ_year("36000", 2024, &[(BIG, 500.0)], 1));
+    cs.extend(organ_year("36000", 2024, &[("1", 200.0), ("2", 150.0), ("3", 150.0)], 4));
+    assert!(run(cs).is_empty());
 }
 
 #[test]
@@ -131,7 +149,10 @@ fn a_share_just_above_a_quarter_is_found_only_at_the_literal_sensitivity() {
 fn a_supplier_with_thousands_of_contracts_names_its_largest_five_hundred() {
     let mut cs = peers();
     cs.extend(organ_year("36000", 2024, &[("1", 1000.0), ("2", 1000.0), ("3", 1000.0)], 10));
-    cs.extend((0..1200).map(|k| contract(&format!("b{k}"), "LIMPEZA", BIG, "36000", 5.0 + k as f64, (2024, 5, 1))));
+    cs.extend(
+        (0..1200)
+            .map(|k| contract(&format!("b{k}"), "LIMPEZA", BIG, "36000", 5.0 + k as f64, (2024, 1 + k as u32 % 12, 2))),
+    );
     let found = run(cs);
     assert_eq!(found.len(), 1);
     let a = &found[0];

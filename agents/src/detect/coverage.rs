@@ -15,13 +15,20 @@
 //!   of the series the detectors fit, unless the data's last signing date falls in the last
 //!   [`COMPLETE_DAYS`] days of its month (the data then runs to the month's end).
 //! - An organ's early months are often a thin tail (the contracts of those years that are
-//!   still listed) rather than its activity. Its series starts at its first *regular* month:
-//!   the first month from which at least [`REGULAR_MONTHS`] of the next 12 hold contracts. The
-//!   first regular month itself (its first appearance) is not judged either.
+//!   still listed, as in a registry of contracts in force) rather than its activity. Its
+//!   series starts at its first *regular* month: the first month from which at least
+//!   [`REGULAR_MONTHS`] of the next 12 hold contracts, and at least [`REGULAR_VOLUME`] of the
+//!   contracts of its usual 12 months (the median of its 12-month windows over its last two
+//!   years, where the record is most complete): a year
+//!   with far fewer records than usual is taken for incomplete coverage (a source adopted
+//!   gradually, a registry that keeps only contracts still in force), not for lower spending;
+//!   a rise of value with the same records stays visible. The first regular month itself (its
+//!   first appearance) is not judged either.
 
 use chrono::Datelike;
 
 use super::series::{Grid, OrganMonths, month_key, month_label};
+use super::stats::median_in_place;
 use crate::model::dataset::Dataset;
 
 /// Share of the dated contracts in two consecutive signing months (or of the publication
@@ -29,6 +36,12 @@ use crate::model::dataset::Dataset;
 pub const SNAPSHOT_SHARE: f64 = 0.75;
 /// Of the 12 months from an organ's first regular month, how many must hold contracts.
 pub const REGULAR_MONTHS: usize = 9;
+/// The 12 months from an organ's first regular month hold at least this share of the
+/// contracts of its usual 12 months (the median of its 12-month windows over its last
+/// [`RECENT_MONTHS`]).
+pub const REGULAR_VOLUME: f64 = 2.0 / 3.0;
+/// The recent months whose 12-month windows set an organ's usual year.
+pub const RECENT_MONTHS: usize = 24;
 /// The data's last month counts as complete when its last signing date is this close to the
 /// month's end.
 pub const COMPLETE_DAYS: u32 = 3;
@@ -176,6 +189,11 @@ impl Span {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Whether all twelve months of `year` lie in the span (on `grid`).
+    pub fn covers_year(&self, grid: &Grid, year: i32) -> bool {
+        let january = year * 12 - grid.first;
+        january >= self.start as i32 && january + 12 <= self.end as i32
+    }
     /// Whether month `m` has at least `before` months of the span before it (the first
     /// regular month excluded from judgement by `before >= 1`) and `after` after it.
     pub fn judges(&self, m: usize, before: usize, after: usize) -> bool {
@@ -186,9 +204,23 @@ impl Span {
 /// The span of an organ's series within months `from..end` ([`Span`]), `None` when it never
 /// becomes regular there.
 fn span_within(s: &OrganMonths<'_>, from: usize, end: usize) -> Option<Span> {
+    let counts = &s.counts;
+    let window = |m: usize| &counts[m..(m + 12).min(end)];
+    // The usual year of the organ: the median contracts of its full 12-month windows over its
+    // last [`RECENT_MONTHS`] (incomplete coverage is a thing of the past: a source fills up
+    // from its adoption on, a registry of contracts in force thins out backwards).
+    let last_full = end.saturating_sub(11);
+    let mut years: Vec<f64> = (from.max(last_full.saturating_sub(RECENT_MONTHS))..last_full)
+        .map(|m| window(m).iter().map(|c| f64::from(*c)).sum())
+        .collect();
+    let usual_year = if years.is_empty() { 0.0 } else { median_in_place(&mut years) };
     let start = (from..end).find(|&m| {
-        let window = &s.counts[m..(m + 12).min(end)];
-        s.counts[m] > 0 && window.iter().filter(|c| **c > 0).count() >= REGULAR_MONTHS.min(end - m)
+        let w = window(m);
+        let active = w.iter().filter(|c| **c > 0).count();
+        let contracts: f64 = w.iter().map(|c| f64::from(*c)).sum();
+        counts[m] > 0
+            && active >= REGULAR_MONTHS.min(w.len())
+            && (w.len() < 12 || contracts >= REGULAR_VOLUME * usual_year)
     })?;
     Some(Span { start, end })
 }

@@ -109,3 +109,18 @@ fn a_cut_last_month_and_a_thin_early_tail_are_left_out_of_the_span() {
     assert!(plausible(&chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap()));
     assert!(!plausible(&chrono::NaiveDate::from_ymd_opt(1900, 1, 1).unwrap()));
 }
+
+#[test]
+fn a_ramp_of_few_contracts_before_the_organ_s_usual_volume_is_not_its_history() {
+    // Two contracts a month for three years (what is still listed of those years), then ten.
+    let mut cs = monthly("26000", (2020, 1), 36, 2, 100.0);
+    cs.extend(monthly("26000", (2023, 1), 24, 10, 100.0).into_iter().map(|mut c| {
+        c.id = format!("n{}", c.id).into();
+        c
+    }));
+    let (_, spans) = coverage(cs);
+    // The usual 12 months hold 120 contracts; the 12 from 2022-09 on hold 4 x 2 + 8 x 10 = 88,
+    // the first window over two-thirds of it.
+    let sp = spans[0].unwrap();
+    assert!(sp.start >= 28 && sp.start <= 36, "{sp:?}");
+}

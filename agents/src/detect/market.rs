@@ -42,6 +42,9 @@ impl Outside {
 const UTILITY_OBJECT: &[&str] = &[
     "energia eletrica",
     "fornecimento de energia",
+    "distribuicao de energia",
+    "agua potavel",
+    "tratamento de esgoto",
     "consumo de energia",
     "agua e esgoto",
     "abastecimento de agua",
@@ -67,7 +70,19 @@ const LEASE_OBJECT: &[&str] = &[
     "cessao de uso",
 ];
 
-/// Supplier name fragments (folded) of state companies, public utilities and public bodies.
+/// Supplier name fragments (folded) of public utilities.
+const UTILITY_SUPPLIER: &[&str] = &[
+    "saneamento",
+    "agua e esgoto",
+    "aguas e esgotos",
+    "companhia energetica",
+    "companhia de eletricidade",
+    "distribuidora de energia",
+    "centrais eletricas",
+    "servico autonomo de agua",
+];
+
+/// Supplier name fragments (folded) of state companies and public bodies.
 const PUBLIC_SUPPLIER: &[&str] = &[
     "serpro",
     "servico federal de processamento de dados",
@@ -81,11 +96,6 @@ const PUBLIC_SUPPLIER: &[&str] = &[
     "telebras",
     "banco do brasil",
     "caixa economica federal",
-    "companhia energetica",
-    "companhia de saneamento",
-    "companhia de agua",
-    "distribuidora de energia",
-    "centrais eletricas",
     "prefeitura municipal",
     "municipio de",
     "governo do estado",
@@ -106,11 +116,9 @@ pub fn outside_competition(c: &Contract) -> Option<Outside> {
     if doc.bytes().all(|b| b.is_ascii_digit()) && digits < 11 {
         return Some(Outside::PublicBody);
     }
-    if modality(&c.modality) == Modality::Inexigibilidade {
-        return Some(Outside::Exclusive);
-    }
+    // The most specific reason first: a utility bought by inexigibilidade is a utility.
     let object = fold(&c.object);
-    if UTILITY_OBJECT.iter().any(|p| object.contains(p)) {
+    if UTILITY_OBJECT.iter().any(|p| object.contains(p)) || UTILITY_SUPPLIER.iter().any(|p| name.contains(p)) {
         return Some(Outside::Utility);
     }
     if LEASE_OBJECT.iter().any(|p| object.contains(p)) {
@@ -119,7 +127,7 @@ pub fn outside_competition(c: &Contract) -> Option<Outside> {
     if PUBLIC_SUPPLIER.iter().any(|p| name.contains(p)) {
         return Some(Outside::PublicBody);
     }
-    None
+    (modality(&c.modality) == Modality::Inexigibilidade).then_some(Outside::Exclusive)
 }
 
 #[cfg(test)]

@@ -16,7 +16,10 @@
 //! burst: days are read from the signing dates, and a day on which at least
 //! [`BATCH_SHARE`] of the contracts carry a signing date equal to their DOU publication date,
 //! in an organ whose contracts are otherwise published after signing, is taken for a batch
-//! whose publication date was copied into the signing date, and not judged.
+//! whose publication date was copied into the signing date, and not judged. Nor is a day whose
+//! processes are mostly utility supplies, leases or agreements with public bodies
+//! ([`super::market`]): an organ signs the power and water of all its units at once, which is
+//! no rush to buy; a day needs [`MIN_PROCESSES`] processes of other purchases.
 //!
 //! Baselines are monthly, so a month that is busy throughout (a monthly spike, an end-of-year
 //! rush) is not a daily burst; those are the monthly grain's findings. Sensitivity `s` moves
@@ -37,6 +40,7 @@ use super::common::{FxBuild, round2, round4};
 use super::coverage::Coverage;
 use super::distributions::poisson_significance;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
+use super::market::{Outside, outside_competition};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{days_in_month, month_key};
 use super::shared::Shared;
@@ -99,6 +103,9 @@ pub fn bursts(
             if same_day < BATCH_SHARE && same_day_share(sh, d.contracts.iter().copied()) >= BATCH_SHARE {
                 continue;
             }
+            if purchases(sh, &d.contracts) < MIN_PROCESSES {
+                continue;
+            }
             let in_month = month_total[&(d.date.year(), d.date.month())];
             let lambda = ((in_month - d.processes) as f64
                 / (days_in_month(d.date.year(), d.date.month()).max(2) - 1) as f64)
@@ -114,6 +121,22 @@ pub fn bursts(
         }
     }
     Ok(out)
+}
+
+/// Distinct processes among a day's contracts that are purchases an organ can rush: utility
+/// supplies, leases and agreements with public bodies ([`super::market`]) are formalised in
+/// batches (an organ signs the power and water of all its units at once) and are left out.
+fn purchases(sh: &Shared<'_>, contracts: &[usize]) -> usize {
+    let cs = &sh.dataset().contracts;
+    let mut processes: Vec<&str> = contracts
+        .iter()
+        .map(|&i| &cs[i])
+        .filter(|c| !matches!(outside_competition(c), Some(Outside::Utility | Outside::Lease | Outside::PublicBody)))
+        .map(|c| if c.process_number.is_empty() { c.id.as_str() } else { c.process_number.as_str() })
+        .collect();
+    processes.sort_unstable();
+    processes.dedup();
+    processes.len()
 }
 
 /// Share of these contracts (among those with both dates) signed on their publication date.

@@ -108,3 +108,16 @@ fn a_burst_in_the_first_month_of_the_data_is_not_judged() {
     }
     assert!(run(cs, 1.0).is_empty());
 }
+
+#[test]
+fn a_day_formalising_the_power_and_water_of_every_unit_is_not_a_burst() {
+    let mut cs = organ(0, |k| format!("P{k}"));
+    for k in 0..15 {
+        let object =
+            if k % 2 == 0 { "FORNECIMENTO DE ENERGIA ELÉTRICA" } else { "FORNECIMENTO DE ÁGUA POTÁVEL E ESGOTO" };
+        let mut c = contract(&format!("u{k}"), object, &format!("{k:0>14}"), "26000", 50_000.0, (2024, 4, 10));
+        c.process_number = format!("U{k}").into();
+        cs.push(c);
+    }
+    assert!(run(cs, 1.0).is_empty());
+}

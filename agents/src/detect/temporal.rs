@@ -113,9 +113,7 @@ fn covered_years<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Year<'a
     for g in sh.organ_years().iter().filter(|g| g.members.len() >= MIN_CONTRACTS) {
         cancel.check()?;
         let Ok(at) = series.binary_search_by(|s| s.organ.cmp(g.organ)) else { continue };
-        let Some(span) = coverage.span(&series[at]) else { continue };
-        let january = g.year * 12 - grid.first;
-        if january < span.start as i32 || january + 12 > span.end as i32 {
+        if !coverage.span(&series[at]).is_some_and(|sp| sp.covers_year(grid, g.year)) {
             continue;
         }
         let mut y = Year { organ: g.organ, year: g.year, values: [0.0; 12], counts: [0; 12], december: Vec::new() };
