@@ -21,6 +21,8 @@ fn bidding(id: usize, bids: &[(&str, f64)], winner: &str) -> Bidding {
         organ: Organ { code: "36000".into(), acronym: ArcStr::new(), name: "MS".into() },
         uf: ArcStr::new(),
         municipality: ArcStr::new(),
+        reference_price: None,
+        lances: Vec::new(),
         participants: bids
             .iter()
             .map(|(d, v)| Bid {

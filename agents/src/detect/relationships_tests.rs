@@ -40,6 +40,8 @@ fn bidding(id: &str, docs: &[String]) -> Bidding {
         organ: Organ::default(),
         uf: arcstr::ArcStr::new(),
         municipality: arcstr::ArcStr::new(),
+        reference_price: None,
+        lances: Vec::new(),
         participants: docs
             .iter()
             .enumerate()

@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod expense;
 pub mod fields;
 pub mod intern;
+pub mod lances;
 pub mod params;
 pub mod records_text;
 pub mod registry_facts;
