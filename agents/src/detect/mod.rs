@@ -7,7 +7,9 @@
 
 pub mod agreement_rules;
 pub mod benford;
+pub mod bid_auctions;
 pub mod bid_rigging;
+pub mod bid_screens;
 pub mod category;
 pub mod common;
 pub mod compliance_rules;

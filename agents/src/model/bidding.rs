@@ -49,8 +49,8 @@ pub struct Lance {
     pub at: Option<NaiveDateTime>,
 }
 
-/// One bidding process.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One bidding process (the default is an empty one, for building records field by field).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bidding {
     /// Upstream `id`, as a string.
     pub id: ArcStr,

@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::DateTime;
 
 use super::bidding::{Bid, Bidding, Lance};
-use super::contract::{Organ, Party, Unit};
+use super::contract::{Party, Unit};
 use super::fields::document;
 use super::intern::ArcStr;
 use super::upstream::RecordError;
@@ -131,18 +131,9 @@ fn item_bidding<'a>(id: &str, field: &impl Fn(usize) -> &'a str, reference: f64,
             .into(),
         process_number: field(1).into(),
         modality: "Pregão Eletrônico".into(),
-        situation: ArcStr::new(),
-        opened_on: None,
-        result_on: None,
-        published_on: None,
-        value: 0.0,
         unit: Unit { code: field(6).into(), name: ArcStr::new() },
-        organ: Organ::default(),
-        uf: ArcStr::new(),
-        municipality: ArcStr::new(),
-        participants: Vec::new(),
         reference_price: (reference > 0.0).then_some(reference),
-        lances: Vec::new(),
+        ..Bidding::default()
     }
 }
 
