@@ -17,20 +17,20 @@ use vigia_agents::model::dataset::Dataset;
 use vigia_agents::model::lances::{biddings_from_comprasnet_csv, labelled_bidders};
 use vigia_agents::{CancelFlag, DetectionParams};
 
-const SCREENS: [Screen; 6] =
-    [Screen::NearReference, Screen::CoverGap, Screen::CoverFar, Screen::TightBids, Screen::NoRace, Screen::Lockstep];
+const SCREENS: [Screen; 5] =
+    [Screen::NearReference, Screen::CoverGap, Screen::CoverFar, Screen::TightBids, Screen::Lockstep];
 
 /// Auctions of one class, and how many each screen (and the combination) flagged.
 struct Class {
     name: &'static str,
     auctions: usize,
-    fired: [usize; 6],
+    fired: [usize; 5],
     combined: usize,
 }
 
 impl Class {
     fn new(name: &'static str) -> Self {
-        Class { name, auctions: 0, fired: [0; 6], combined: 0 }
+        Class { name, auctions: 0, fired: [0; 5], combined: 0 }
     }
     fn add(&mut self, s: &Screens) {
         self.auctions += 1;
@@ -113,6 +113,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             a.description,
             a.technical_details.get("screens").map(|v| v.to_string()).unwrap_or_default()
         );
+        let mark = |d: &str| if label.contains(d) { format!("{d}*") } else { d.to_string() };
+        if let Some(bidders) = a.technical_details.get("bidders").and_then(|v| v.as_array()) {
+            let list: Vec<String> = bidders.iter().filter_map(|d| d.as_str()).map(mark).collect();
+            println!("    bidders (* labelled): {}", list.join(" "));
+        }
+        for x in a.technical_details.get("auctions").and_then(|v| v.as_array()).into_iter().flatten() {
+            let winner = x["winner"].as_str().unwrap_or("");
+            println!(
+                "    item {} won by {} at {} (reference {}, ratio {}), {} bidders, {} lances, cut {}, screens {}",
+                x["bidding"],
+                mark(winner),
+                x["winning_bid"],
+                x["reference_price"],
+                x["win_ratio"],
+                x["bidders"],
+                x["lances"],
+                x["winner_cut"],
+                x["screens"]
+            );
+        }
     }
     Ok(())
 }

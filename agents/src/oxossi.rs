@@ -86,7 +86,7 @@ fn insights(anomalies: &[Anomaly]) -> Vec<Insight> {
         out.push(insight(
             AgentId::Oxossi,
             format!(
-                "{} em que vários indicadores de conluio coincidem (vencedor no preço de referência, propostas de cobertura, nenhuma disputa de lances), envolvendo {} empresas e {} em lances vencedores",
+                "{} em que vários indicadores de conluio coincidem (vencedor no preço de referência, propostas de cobertura, lances sincronizados), envolvendo {} empresas e {} em lances vencedores",
                 count_of(screened.len(), "grupo de licitações", "grupos de licitações"),
                 firms(&screened),
                 format_brl(screened.iter().map(|a| a.value_at_stake()).sum())

@@ -9,6 +9,16 @@
 //! group's members (two or more winners, none with more than `MAX_WIN_SHARE` of the wins:
 //! a market shared out); a flagged auction outside any group is a finding of its own.
 //!
+//! Calibration on the 445 items of the real Comprasnet pregões (`examples/bid_screens.rs`),
+//! whose only label is weak (a firm sanctioned at some point, not a rigged auction): two
+//! screens flag 46% of the auctions won by a labelled firm and 4.3% of the others, and the
+//! two findings at the default parameters name 23 auctions, 19 of them won by a labelled firm.
+//! Auctions with and without a labelled bidder among the participants are flagged alike (8%
+//! and 10%): the file was selected for those firms' presence, and a sanctioned firm that bids
+//! and loses is no sign of a rigged auction. The winning bid near or above the reference,
+//! the strongest screen here, is also how the data's notes describe those firms' wins, so
+//! this is a consistency check, not an independent measurement of precision.
+//!
 //! Confidence: an auction `0.56 + 0.08 * (screens - 2)`, at most 0.88 (one auction never
 //! reaches critical); a group the mean of its auctions `+ 0.08 * min(auctions - 1, 3)`, `+ 0.1`
 //! with rotation, at most 0.95; then shifted with the sensitivity. So at the default
@@ -218,7 +228,7 @@ fn anomaly(
             if rotation { ", and the wins rotate among the firms" } else { "" }
         ),
         technical: format!(
-            "bid screens (winning bid / reference >= 0.95; RD >= 1 with gap >= 5%; losers above reference; CV <= 3%; winner cut < 1%; same-second lances Poisson p < 1e-3): at least {} per auction; {} flagged auctions of this bidder set, screens fired {:?}; rotation = {} (max win share <= {}); {:.1}% of screened auctions flagged",
+            "bid screens (winning bid / reference >= 0.95; RD >= 1 with gap >= 5%; losers above reference; CV <= 3%; same-second lances Poisson p < 1e-3), one about prices: at least {} per auction; {} flagged auctions of this bidder set, screens fired {:?}; rotation = {} (max win share <= {}); {:.1}% of screened auctions flagged",
             MIN_SCREENS,
             unit.len(),
             counts.iter().map(|(s, n)| (s.name(), *n)).collect::<Vec<_>>(),

@@ -10,12 +10,15 @@
 //!   of the lowest and larger than the standard deviation of the losing bids (relative
 //!   distance RD >= 1: a low bid set apart from a tight cluster of cover bids; Imhof 2017,
 //!   Huber & Imhof 2019). The coefficient of variation and skewness go with it as evidence.
-//! - `cover_far`: every losing bid at or above the reference price (without one, at least 20%
-//!   above the winner): the rivals bid where they could not win.
+//! - `cover_far`: every losing bid at or above the reference price: the rivals bid where they
+//!   could not win. Without a comparable reference it gives no opinion (losers far above the
+//!   winner would only restate `cover_gap`).
 //! - `tight_bids`: with 3 or more bidders, a coefficient of variation of at most 3%: bids
 //!   clustered more than independent pricing gives (Huber & Imhof 2019).
-//! - `no_race`: lances published, another bidder present, and the winner never lowered its
-//!   opening offer by 1%: no price competition in the open phase of a pregão.
+//! - The winner's cut of its opening offer in the lance phase is measured as evidence but is
+//!   not a screen: on the real Comprasnet pregões the winner left its opening offer unchanged
+//!   in 28% of the auctions not won by a later-sanctioned firm and in 7% of those won by one
+//!   (an ordinary winner often opens at its final price).
 //! - `lockstep`: two bidders placing lances in the same second at least 3 times, against a
 //!   chance count from their activity minute by minute (Poisson p < 1e-3): one hand behind
 //!   both, or a scripted exchange.
@@ -36,12 +39,8 @@ pub const NEAR_REFERENCE: f64 = 0.95;
 pub const COMPARABLE: f64 = 3.0;
 /// Smallest relative distance (gap between the two lowest bids over the losers' spread).
 pub const COVER_RD: f64 = 1.0;
-/// Losing bids this many times the winner count as far above it (without a reference).
-pub const FAR_ABOVE: f64 = 1.2;
 /// Largest coefficient of variation of tight bids.
 pub const TIGHT_CV: f64 = 0.03;
-/// Largest cut of the winner's opening offer that counts as no race.
-pub const NO_CUT: f64 = 0.01;
 /// Fewest same-second lances of a pair for lockstep.
 pub const LOCKSTEP_MIN: usize = 3;
 /// Largest chance probability of a lockstep pair.
@@ -54,12 +53,10 @@ pub enum Screen {
     NearReference,
     /// A low bid set apart from tight cover bids.
     CoverGap,
-    /// Every loser above the reference price (or far above the winner).
+    /// Every loser above the reference price.
     CoverFar,
     /// Bids clustered tightly.
     TightBids,
-    /// The winner never cut its opening offer.
-    NoRace,
     /// Two bidders bidding in the same seconds beyond chance.
     Lockstep,
 }
@@ -72,7 +69,6 @@ impl Screen {
             Screen::CoverGap => "cover_gap",
             Screen::CoverFar => "cover_far",
             Screen::TightBids => "tight_bids",
-            Screen::NoRace => "no_race",
             Screen::Lockstep => "lockstep",
         }
     }
@@ -83,7 +79,6 @@ impl Screen {
             Screen::CoverGap => "o menor lance isolado de um grupo apertado de propostas de cobertura",
             Screen::CoverFar => "todos os perdedores acima do preço de referência",
             Screen::TightBids => "propostas agrupadas demais",
-            Screen::NoRace => "o vencedor não baixou a oferta na fase de lances",
             Screen::Lockstep => "dois licitantes dando lances nos mesmos segundos",
         }
     }
@@ -92,7 +87,8 @@ impl Screen {
 impl Screens {
     /// Whether the screens flag the auction: at least `min` fired, one of them about the
     /// prices (the winning bid near the reference or set apart from cover bids), since the
-    /// others (no race, bids far above, lockstep) also describe an auction nobody contested.
+    /// others (bids above the reference, tight bids, lockstep) also describe an auction nobody
+    /// contested or a market with similar costs.
     pub fn flagged(&self, min: usize) -> bool {
         self.fired.len() >= min && self.fired.iter().any(|s| matches!(s, Screen::NearReference | Screen::CoverGap))
     }
@@ -200,16 +196,13 @@ pub fn screen(b: &Bidding) -> Option<Screens> {
     }
     let far = match (win_ratio, b.reference_price) {
         (Some(_), Some(r)) => losers.iter().all(|v| *v >= r),
-        _ => losers.iter().all(|v| *v >= FAR_ABOVE * winner.1),
+        _ => false,
     };
     if !losers.is_empty() && far {
         fired.push(Screen::CoverFar);
     }
     if cv.is_some_and(|c| c <= TIGHT_CV) {
         fired.push(Screen::TightBids);
-    }
-    if winner_cut.is_some_and(|c| c < NO_CUT) {
-        fired.push(Screen::NoRace);
     }
     if lockstep.is_some() {
         fired.push(Screen::Lockstep);

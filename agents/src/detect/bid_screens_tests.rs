@@ -81,8 +81,9 @@ fn a_competitive_auction_fires_no_screen_combination() {
 #[test]
 fn a_winner_at_the_estimate_with_rivals_above_it_fires_the_cover_screens() {
     let s = screen(&covered("1", "11111111000191", &["22222222000191", "33333333000191"])).unwrap();
-    assert_eq!(s.fired, vec![Screen::NearReference, Screen::CoverGap, Screen::CoverFar, Screen::NoRace]);
+    assert_eq!(s.fired, vec![Screen::NearReference, Screen::CoverGap, Screen::CoverFar]);
     assert!(s.rd.unwrap() >= COVER_RD && s.diffp.unwrap() >= COVER_GAP);
+    assert_eq!(s.winner_cut, Some(0.0));
     assert!(s.flagged(2));
 }
 
@@ -162,4 +163,15 @@ fn one_covered_auction_alone_stays_below_the_default_threshold() {
     let found = run(vec![covered("1", "11111111000191", &["22222222000191", "33333333000191"])]);
     assert!(found.is_empty());
     assert!(super::super::bid_auctions::auction_confidence(4) < 0.8);
+}
+
+#[test]
+fn sealed_bids_without_a_reference_are_judged_on_their_gap_alone() {
+    let mut b =
+        auction("1", 1.0, &[("11111111000191", 100.0, 0), ("22222222000191", 130.0, 0), ("33333333000191", 135.0, 0)]);
+    b.reference_price = None;
+    b.lances.clear();
+    let s = screen(&b).unwrap();
+    assert_eq!(s.fired, vec![Screen::CoverGap]);
+    assert!(!s.flagged(2));
 }
