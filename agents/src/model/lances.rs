@@ -37,6 +37,14 @@ const REQUIRED: [&str; 12] = [
     "Winner",
 ];
 
+/// Whether a text starts with the header of a Comprasnet lances CSV: `,`-separated, with
+/// every column [`biddings_from_comprasnet_csv`] reads.
+pub fn is_comprasnet_lances(text: &str) -> bool {
+    let first = text.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+    let columns: Vec<&str> = first.split(',').map(|h| h.trim().trim_matches('"')).collect();
+    REQUIRED.iter().all(|r| columns.contains(r))
+}
+
 /// One item being assembled from its rows.
 struct Item {
     bidding: Bidding,
@@ -219,6 +227,8 @@ mod tests {
         assert_eq!(item.participants.iter().find(|p| !p.winner).unwrap().value, Some(11_890_900.0));
         assert_eq!(item.opened_on.map(|d| d.to_string()).as_deref(), Some("2006-01-27"));
         assert!(labelled_bidders(REAL).unwrap().is_empty());
+        assert!(is_comprasnet_lances(REAL));
+        assert!(!is_comprasnet_lances("Tender;Bid_value\n"));
     }
 
     #[test]

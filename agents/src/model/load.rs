@@ -6,6 +6,8 @@
 //! - Contratos.gov.br contracts (`contratos.json`) and their histories (`historicos.json`),
 //!   joined into [`Contract::amendments`] (see [`super::contratos_gov`]);
 //! - PNCP `/api/consulta/v1/contratos` pages (see [`super::pncp`]);
+//! - Comprasnet pregão lances (`,`-separated, one row per lance), one bidding per item (see
+//!   [`super::lances`]);
 //! - the Portal API's JSON of every record kind (`/contratos`, `/licitacoes`, ...) as
 //!   [`records_from_text`] reads it: a JSON array, NDJSON, or an object keyed by kind.
 //!
@@ -22,6 +24,7 @@ use serde_json::Value;
 use super::contract::Contract;
 use super::contratos_gov;
 use super::dataset::Dataset;
+use super::lances;
 use super::pncp;
 use super::portal_compras::{Compras, kind_of_header, required_columns};
 use super::portal_csv::{Table, decode, header_of};
@@ -193,9 +196,13 @@ impl State {
             self.note(path, "Portal da Transparência Compras download", rows);
             return Ok(());
         }
-        // LANCES: the comprasnet lances CSV (real/comprasnet-lances) is recognised here by
-        // helper "bids" (model/lances.rs): on its header, read it into `self.loaded.dataset.biddings`
-        // and `return Ok(())`.
+        if lances::is_comprasnet_lances(text) {
+            let biddings =
+                lances::biddings_from_comprasnet_csv(text).map_err(|e| LoadError::from_record(path, "", e))?;
+            self.note(path, "Comprasnet pregão lances", biddings.len());
+            self.loaded.dataset.biddings.extend(biddings);
+            return Ok(());
+        }
         // SANCTIONS: the CEIS/CNEP lists (real/sancoes) are recognised here by helper
         // "compliance" (model/sanction.rs): on their header, read them into
         // `self.loaded.dataset.sanctions` and `return Ok(())`.
