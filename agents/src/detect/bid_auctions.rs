@@ -201,8 +201,22 @@ fn anomaly(
     let rotation_pt =
         if rotation { format!("; a vitória se revezou entre {} delas", wins.len()) } else { String::new() };
     let ratio_pt = mean_ratio
-        .map(|q| format!(" O lance vencedor ficou em média em {} do preço de referência.", format_pct(q)))
+        .map(|q| {
+            let side = if q > 1.0 { "acima do" } else { "em relação ao" };
+            format!(
+                " O lance vencedor ficou em média em {} do preço de referência ({side} valor estimado pelo órgão).",
+                format_pct(q)
+            )
+        })
         .unwrap_or_default();
+    let mut ranked: Vec<(&str, usize)> = wins.iter().map(|(d, n)| (*d, *n)).collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let winners_pt = if unit.len() == 1 {
+        format!("vencida por {}", name(top))
+    } else {
+        let list: Vec<String> = ranked.iter().map(|(d, n)| format!("{} ({n})", name(d))).collect();
+        format!("vencidas por {}", list.join(", "))
+    };
     Finding {
         detector: NAME,
         kind: AnomalyType::RelationshipAnomaly,
@@ -218,8 +232,8 @@ fn anomaly(
             rotation_pt
         ),
         human_pt: format!(
-            "{}, vencidas por {} e somando {} em lances vencedores, vários indicadores de conluio usados por autoridades de concorrência coincidem: {}{}.{} Cada indicador sozinho é fraco; juntos, justificam examinar as propostas e a relação entre as empresas.",
-            subject_pt, name(top), format_brl(won), seen.join("; "), rotation_pt, ratio_pt
+            "{} ({}, somando {} em lances vencedores), vários indicadores de conluio usados por autoridades de concorrência coincidem: {}{}.{} Cada indicador sozinho é fraco; juntos, justificam examinar as propostas e a relação entre as empresas.",
+            subject_pt, winners_pt, format_brl(won), seen.join("; "), rotation_pt, ratio_pt
         ),
         human_en: format!(
             "{}, collusion screens used by competition authorities coincide ({}){}. Each screen alone is weak; together they justify examining the bids and how the firms are related.",
