@@ -105,6 +105,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         biddings.len(),
         labelled_named
     );
+    let firms: BTreeSet<&str> = found
+        .iter()
+        .flat_map(|a| a.affected_entities.related.iter().chain([&a.affected_entities.primary]))
+        .filter(|e| e.kind == "supplier")
+        .map(|e| e.id.as_str())
+        .collect();
+    let all_firms: BTreeSet<&str> =
+        biddings.iter().flat_map(|b| b.participants.iter().map(|p| p.bidder.document.as_str())).collect();
+    println!(
+        "firms named: {} of {} ({} labelled, against {} labelled among all firms)",
+        firms.len(),
+        all_firms.len(),
+        firms.iter().filter(|d| label.contains(**d)).count(),
+        label.len()
+    );
     for a in &found {
         println!(
             "- [{:?} {:.2}] {} | {}",

@@ -232,6 +232,18 @@ mod tests {
     }
 
     #[test]
+    fn a_lances_file_is_read_by_the_loader() {
+        let dir = std::env::temp_dir().join(format!("vigia-lances-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("lances.csv");
+        std::fs::write(&file, REAL).unwrap();
+        let ds = super::super::load::load_path(&file).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(ds.biddings.len(), 1);
+        assert_eq!(ds.biddings[0].lances.len(), 4);
+    }
+
+    #[test]
     fn a_bad_value_names_the_row_and_column() {
         let text = REAL.replacen("11890900.0,42006", "abc,42006", 1);
         let e = biddings_from_comprasnet_csv(&text).unwrap_err();
