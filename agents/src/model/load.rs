@@ -8,6 +8,8 @@
 //! - PNCP `/api/consulta/v1/contratos` pages (see [`super::pncp`]);
 //! - the Portal's daily "Despesas" download: its empenhos as expenses (see
 //!   [`super::portal_despesas`]);
+//! - Comprasnet pregão lances (`,`-separated, one row per lance), one bidding per item (see
+//!   [`super::lances`]);
 //! - the Portal API's JSON of every record kind (`/contratos`, `/licitacoes`, ...) as
 //!   [`records_from_text`] reads it: a JSON array, NDJSON, or an object keyed by kind.
 //!
@@ -24,6 +26,7 @@ use serde_json::Value;
 use super::contract::Contract;
 use super::contratos_gov;
 use super::dataset::Dataset;
+use super::lances;
 use super::pncp;
 use super::portal_compras::{Compras, kind_of_header, required_columns};
 use super::portal_csv::{Table, decode, header_of};
@@ -218,6 +221,13 @@ impl State {
             let table = Table::parse(path, text, required_columns(kind))?;
             let rows = self.compras.read(kind, &table)?;
             self.note(path, "Portal da Transparência Compras download", rows);
+            return Ok(());
+        }
+        if lances::is_comprasnet_lances(text) {
+            let biddings =
+                lances::biddings_from_comprasnet_csv(text).map_err(|e| LoadError::from_record(path, "", e))?;
+            self.note(path, "Comprasnet pregão lances", biddings.len());
+            self.loaded.dataset.biddings.extend(biddings);
             return Ok(());
         }
         if let Some(reader) = TABLE_READERS.iter().find(|r| (r.recognises)(&header)) {

@@ -11,6 +11,7 @@ pub mod dataset;
 pub mod expense;
 pub mod fields;
 pub mod intern;
+pub mod lances;
 pub mod load;
 pub mod params;
 pub mod pncp;
