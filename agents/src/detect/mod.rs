@@ -9,6 +9,7 @@ pub mod agreement_rules;
 pub mod amendment_rule;
 pub mod benford;
 pub mod bid_auctions;
+pub mod bid_markets;
 pub mod bid_rigging;
 pub mod bid_screens;
 pub mod category;
