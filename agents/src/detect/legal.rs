@@ -181,7 +181,8 @@ mod tests {
     fn the_limit_is_that_of_the_law_in_force_at_signing() {
         assert_eq!(dispensa_limit(d(2019, 6, 1), false, false).0, 17_600.00);
         assert_eq!(dispensa_limit(d(2017, 6, 1), false, false).0, 8_000.00);
-        assert_eq!(dispensa_limit(d(2022, 6, 1), true, false).0, 100_000.00);
+        assert_eq!(dispensa_limit(d(2021, 6, 1), true, false).0, 100_000.00);
+        assert_eq!(dispensa_limit(d(2022, 6, 1), true, false).0, 108_040.82);
         assert_eq!(dispensa_limit(d(2024, 7, 1), false, false).0, 59_906.02);
         assert_eq!(dispensa_limit(d(2025, 3, 1), false, false).1.act, "Decreto 12.343/2024");
         assert_eq!(dispensa_limit(d(2023, 3, 1), false, true).0, 17_600.00);
