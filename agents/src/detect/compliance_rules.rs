@@ -168,7 +168,7 @@ impl Detector for ComplianceRules {
         let ds = sh.dataset();
         let mut barring: HashMap<&str, Vec<&Sanction>, FxBuild> = HashMap::default();
         for s in ds.sanctions.iter().filter(|s| s.bars_contracting()) {
-            let key = s.root().unwrap_or(s.document.as_str());
+            let key = sanction_rule::party_key(&s.document);
             if !key.is_empty() {
                 barring.entry(key).or_default().push(s);
             }
@@ -220,7 +220,7 @@ fn breaches<'a>(
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     out.extend(dispensa_rule::dispensa_breach(c, basis, s));
     if let Some(d) = c.signed_on {
-        let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
+        let key = if barring.is_empty() { "" } else { sanction_rule::party_key(&c.supplier.document) };
         if let Some(list) = barring.get(key).filter(|_| !key.is_empty()) {
             out.extend(sanction_rule::sanction_breach(c, d, list, s));
         }
