@@ -77,13 +77,6 @@ pub fn is_dispensa_by_value(legal_basis: &str) -> bool {
     !matches!(legal_grounds::ground(&legal_basis::parse(legal_basis)), Ground::Other(_))
 }
 
-/// Whether an inexigibilidade states its reason: its basis cites an inexigibility article, or
-/// its object or basis names a single-supplier reason.
-pub fn inexigibility_justified(object: &str, legal_basis: &str) -> bool {
-    legal_grounds::cites_inexigibility(&legal_basis::parse(legal_basis))
-        || legal_grounds::inferred_ground(&format!("{object} {legal_basis}"), "", false).is_some()
-}
-
 /// Whether `hay` contains `needle` (lower-case ASCII) ignoring ASCII case, without allocating.
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
@@ -189,8 +182,6 @@ mod tests {
         assert_eq!(article_inciso("Lei 14.133/2021, art. 75, VIII", "75"), Some(8));
         assert!(is_dispensa_by_value("") && !is_dispensa_by_value("Lei 14.133/2021, art. 75, VIII"));
         assert!(cites_old_law("Lei 8.666/1993, art. 24, II"));
-        assert!(inexigibility_justified("SOFTWARE DE FORNECEDOR EXCLUSIVO", "Lei 14.133/2021"));
-        assert!(!inexigibility_justified("AQUISIÇÃO DE SOFTWARE", "Lei 14.133/2021"));
     }
 
     #[test]
