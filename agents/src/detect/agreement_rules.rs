@@ -40,7 +40,7 @@ use serde_json::json;
 use super::common::{FxBuild, iso, organ_entity};
 use super::compliance_rules::{Breach, Subject, breach_anomaly};
 use super::finding::{agreement_ref, grantee_ref, legal_confidence, point};
-use super::sanction_rule::{Verdict, judge};
+use super::sanction_rule::{Verdict, judge, party_key};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::agreement::Agreement;
 use crate::model::anomaly::Anomaly;
@@ -100,7 +100,7 @@ fn number_of(a: &Agreement) -> &str {
 
 fn sanctioned_grantee<'a>(a: &Agreement, barring: &Barring<'a>, s: f64) -> Option<Breach<'a>> {
     let start = start_of(a)?;
-    let key = a.grantee.cnpj_root().unwrap_or(a.grantee.document.as_str());
+    let key = party_key(&a.grantee.document);
     let names = [a.organ.name.as_str(), a.organ.acronym.as_str()];
     // Only a sanction in force and binding the granting organ is a breach; an undecidable
     // match is not reported for transfers.

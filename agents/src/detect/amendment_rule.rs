@@ -142,13 +142,9 @@ pub fn walk_values(c: &Contract) -> Option<Additions> {
 
 /// The breach of a contract whose acréscimos exceed the cap, if any.
 pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> {
-    // Leases where the administration is the tenant follow private law for their value
-    // (Lei 8.666 art. 62 §3 leaves art. 65 out): no acréscimo cap.
-    if c.initial_value <= 0.0 || legal_grounds::is_building_lease(&c.object) {
+    if c.initial_value <= 0.0 {
         return None;
     }
-    let renovation = legal::is_renovation(&c.object);
-    let cap = if renovation { legal::AMENDMENT_CAP_RENOVATION } else { legal::AMENDMENT_CAP };
     let growth = c.final_value / c.initial_value - 1.0;
     let (adds, base_conf) = if let Some(adds) = walk_values(c) {
         (adds, 0.90)
@@ -187,7 +183,15 @@ pub(super) fn amendment_breach(c: &Contract, s: f64) -> Option<Breach<'static>> 
         };
         (adds, 0.75)
     };
-    if adds.share <= cap + TOLERANCE {
+    // The object is read only for a share above the general cap: a renovation has 50%, and
+    // leases where the administration is the tenant follow private law for their value (Lei
+    // 8.666 art. 62 §3 leaves art. 65 out): no acréscimo cap.
+    if adds.share <= legal::AMENDMENT_CAP + TOLERANCE {
+        return None;
+    }
+    let renovation = legal::is_renovation(&c.object);
+    let cap = if renovation { legal::AMENDMENT_CAP_RENOVATION } else { legal::AMENDMENT_CAP };
+    if adds.share <= cap + TOLERANCE || legal_grounds::is_building_lease(&c.object) {
         return None;
     }
     let confidence = if base_conf < 0.8 {

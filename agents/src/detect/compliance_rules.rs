@@ -44,6 +44,7 @@ use super::common::{FxBuild, adjust_confidence, contract_ref, iso, organ_ref, su
 use super::finding::{Finding, legal_confidence, pattern, point};
 use super::legal::{self, Modality};
 use super::legal_basis::{self, LegalBasis};
+use super::legal_grounds::Ground;
 use super::sanction_rule;
 use super::shared::Shared;
 use super::{amendment_rule, dispensa_rule, legal_grounds};
@@ -168,20 +169,25 @@ impl Detector for ComplianceRules {
         let ds = sh.dataset();
         let mut barring: HashMap<&str, Vec<&Sanction>, FxBuild> = HashMap::default();
         for s in ds.sanctions.iter().filter(|s| s.bars_contracting()) {
-            let key = s.root().unwrap_or(s.document.as_str());
+            let key = sanction_rule::party_key(&s.document);
             if !key.is_empty() {
                 barring.entry(key).or_default().push(s);
             }
         }
-        let mut bases: HashMap<&str, LegalBasis, FxBuild> = HashMap::default();
+        // Each distinct legal basis is parsed and classified once.
+        let mut bases: HashMap<&str, (LegalBasis, Ground), FxBuild> = HashMap::default();
         let mut out = Vec::new();
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for (i, c) in ds.contracts.iter().enumerate() {
             if i % 4096 == 0 {
                 cancel.check()?;
             }
-            let basis = bases.entry(c.legal_basis.as_str()).or_insert_with(|| legal_basis::parse(&c.legal_basis));
-            for b in breaches(c, basis, &barring, p) {
+            let (basis, ground) = bases.entry(c.legal_basis.as_str()).or_insert_with(|| {
+                let b = legal_basis::parse(&c.legal_basis);
+                let g = legal_grounds::ground(&b);
+                (b, g)
+            });
+            for b in breaches(c, basis, ground, &barring, p) {
                 if b.confidence >= p.confidence_threshold {
                     *counts.entry(b.rule).or_default() += 1;
                     out.push((i, b));
@@ -210,6 +216,7 @@ fn fix_contamination(mut v: Vec<Anomaly>, counts: &HashMap<&str, usize>, n: f64)
 fn breaches<'a>(
     c: &Contract,
     basis: &LegalBasis,
+    ground: &Ground,
     barring: &HashMap<&str, Vec<&'a Sanction>, FxBuild>,
     p: &DetectionParams,
 ) -> Vec<Breach<'a>> {
@@ -218,9 +225,9 @@ fn breaches<'a>(
     let value = c.value();
     let modality = legal::modality(&c.modality);
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
-    out.extend(dispensa_rule::dispensa_breach(c, basis, s));
+    out.extend(dispensa_rule::dispensa_breach(c, ground, s));
     if let Some(d) = c.signed_on {
-        let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
+        let key = if barring.is_empty() { "" } else { sanction_rule::party_key(&c.supplier.document) };
         if let Some(list) = barring.get(key).filter(|_| !key.is_empty()) {
             out.extend(sanction_rule::sanction_breach(c, d, list, s));
         }

@@ -41,8 +41,11 @@ fn dispensas_are_held_to_the_limit_of_their_signing_year() {
     let obj = "AQUISIÇÃO DE MATERIAL DE EXPEDIENTE";
     let obra = "EXECUÇÃO DE OBRA DE REFORMA DO EDIFÍCIO SEDE";
     let cases = vec![
-        dispensa("a22", obj, 50_000.00, (2022, 5, 1), II),
-        dispensa("b22", obj, 50_000.01 + 0.01, (2022, 5, 1), II),
+        dispensa("a21", obj, 50_000.00, (2021, 5, 1), II),
+        dispensa("b21", obj, 50_000.01 + 0.01, (2021, 5, 1), II),
+        // Decreto 10.922/2021: R$ 54.020,41 in 2022.
+        dispensa("a22", obj, 54_020.41, (2022, 5, 1), II),
+        dispensa("b22", obj, 54_100.00, (2022, 5, 1), II),
         dispensa("a23", obj, 57_208.33, (2023, 5, 1), II),
         dispensa("b23", obj, 57_300.00, (2023, 5, 1), II),
         dispensa("a24", obj, 59_906.02, (2024, 5, 1), II),
@@ -65,7 +68,7 @@ fn dispensas_are_held_to_the_limit_of_their_signing_year() {
     let found = rules(&run(cases, Vec::new(), 0.7));
     let flagged: Vec<&str> =
         found.iter().filter(|(_, r)| r == "dispensa_above_limit").map(|(id, _)| id.as_str()).collect();
-    assert_eq!(flagged, vec!["b22", "b23", "b24", "b25", "f24", "old", "o17", "s24"]);
+    assert_eq!(flagged, vec!["b21", "b22", "b23", "b24", "b25", "f24", "old", "o17", "s24"]);
 }
 
 #[test]

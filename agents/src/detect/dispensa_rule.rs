@@ -24,8 +24,8 @@ use super::compliance_rules::Breach;
 use super::finding::legal_confidence;
 use super::law_limits::{self, DispensaLimits};
 use super::legal;
-use super::legal_basis::{Law, LegalBasis};
-use super::legal_grounds::{Ground, ground, inferred_ground};
+use super::legal_basis::Law;
+use super::legal_grounds::{Ground, inferred_ground};
 use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::contract::Contract;
 use crate::text::format_brl;
@@ -43,19 +43,23 @@ struct Judged {
 
 /// The limit a dispensa signed on `d` is held to and why, or `None` when none applies or the
 /// value is within it (checked before the object is read, the costlier step).
-fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
-    let object_eng = legal::is_engineering(&c.object);
+fn judge(c: &Contract, ground: &Ground, d: NaiveDate) -> Option<Judged> {
+    // The lower limit (other purchases) is checked before the object is read for engineering.
+    let object_eng = || legal::is_engineering(&c.object);
     let pick = |l: &'static DispensaLimits, eng: bool| if eng { l.engineering } else { l.other };
     let within = |limit: f64| c.initial_value <= limit + 0.005;
     let ground_shown = || {
         let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
         inferred_ground(&c.object, &c.supplier.name, public)
     };
-    match ground(basis) {
+    match ground {
         Ground::Other(_) => None,
         Ground::ByValue { law, engineering, citation } => {
-            let table = law_limits::limits(&law, d)?;
-            let eng = engineering || object_eng;
+            let table = law_limits::limits(law, d)?;
+            if within(table.other) {
+                return None;
+            }
+            let eng = *engineering || object_eng();
             let limit = pick(table, eng);
             if within(limit) {
                 return None;
@@ -69,7 +73,7 @@ fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
                         "o fundamento cita {citation}, mas o objeto ou o fornecedor indicam {g}: o inciso pode estar mal registrado"
                     ),
                 ),
-                None if law == Law::L13303 => (0.85, format!("dispensa por valor ({citation})")),
+                None if *law == Law::L13303 => (0.85, format!("dispensa por valor ({citation})")),
                 None => (0.90, format!("dispensa por valor ({citation})")),
             };
             Some(Judged { limit, table, engineering: eng, base, ground_text })
@@ -77,11 +81,15 @@ fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
         g @ (Ground::Unknown | Ground::Missing) => {
             let law = law_limits::law_in_force(d);
             let table = law_limits::limits(&law, d)?;
+            if within(table.other) {
+                return None;
+            }
+            let object_eng = object_eng();
             let limit = pick(table, object_eng);
             if within(limit) || ground_shown().is_some() {
                 return None;
             }
-            let what = if g == Ground::Missing {
+            let what = if *g == Ground::Missing {
                 "fundamento legal ausente"
             } else {
                 "fundamento legal sem o inciso da dispensa"
@@ -100,13 +108,13 @@ fn judge(c: &Contract, basis: &LegalBasis, d: NaiveDate) -> Option<Judged> {
     }
 }
 
-/// The breach of a dispensa above its limit, if any (`basis`: its parsed legal basis).
-pub(super) fn dispensa_breach(c: &Contract, basis: &LegalBasis, s: f64) -> Option<Breach<'static>> {
+/// The breach of a dispensa above its limit, if any (`ground`: what its legal basis cites).
+pub(super) fn dispensa_breach(c: &Contract, ground: &Ground, s: f64) -> Option<Breach<'static>> {
     let d = c.signed_on?;
     if legal::modality(&c.modality) != legal::Modality::Dispensa || c.initial_value <= 0.0 {
         return None;
     }
-    let j = judge(c, basis, d)?;
+    let j = judge(c, ground, d)?;
     let excess = c.initial_value / j.limit - 1.0;
     let confidence =
         if j.base < 0.8 { legal_confidence(j.base, s) } else { legal_confidence(j.base + (excess * 0.4).min(0.08), s) };

@@ -10,11 +10,12 @@
 //!   Lei Complementar 198/2023); a purchase opened under it before then stays under it.
 //! - Lei 14.133/2021 (in force from 01/04/2021, art. 194), art. 75, I and II: R$ 100.000,00
 //!   (obras e serviços de engenharia, vehicle maintenance) and R$ 50.000,00 (others), updated
-//!   every 1 January by decree (art. 182, IPCA-E): Decreto 11.317/2022 for 2023
-//!   (R$ 114.416,65 / R$ 57.208,33), Decreto 11.871/2023 for 2024 (R$ 119.812,02 /
-//!   R$ 59.906,02), Decreto 12.343/2024 for 2025 (R$ 125.451,15 / R$ 62.725,59). Later years use
-//!   the last update listed here, which the evidence names, so a later decree only raises the
-//!   bar an excess must clear.
+//!   every 1 January by decree (art. 182, IPCA-E): Decreto 10.922/2021 for 2022
+//!   (R$ 108.040,82 / R$ 54.020,41), Decreto 11.317/2022 for 2023 (R$ 114.416,65 /
+//!   R$ 57.208,33), Decreto 11.871/2023 for 2024 (R$ 119.812,02 / R$ 59.906,02), Decreto
+//!   12.343/2024 for 2025 (R$ 125.451,15 / R$ 62.725,59), Decreto 12.807/2025 for 2026
+//!   (R$ 130.984,20 / R$ 65.492,11). Later years use the last update listed here, which the
+//!   evidence names.
 //! - Lei 13.303/2016 (state companies), art. 29, I and II: R$ 100.000,00 and R$ 50.000,00;
 //!   §3 lets each company's board update them, so a finding under it is less certain.
 
@@ -41,10 +42,17 @@ pub struct DispensaLimits {
 pub const LIMITS_14133: &[DispensaLimits] = &[
     DispensaLimits {
         from_year: 2021,
-        to_year: 2022,
+        to_year: 2021,
         engineering: 100_000.00,
         other: 50_000.00,
         act: "Lei 14.133/2021, art. 75, I e II",
+    },
+    DispensaLimits {
+        from_year: 2022,
+        to_year: 2022,
+        engineering: 108_040.82,
+        other: 54_020.41,
+        act: "Decreto 10.922/2021",
     },
     DispensaLimits {
         from_year: 2023,
@@ -66,6 +74,13 @@ pub const LIMITS_14133: &[DispensaLimits] = &[
         engineering: 125_451.15,
         other: 62_725.59,
         act: "Decreto 12.343/2024",
+    },
+    DispensaLimits {
+        from_year: 2026,
+        to_year: 2026,
+        engineering: 130_984.20,
+        other: 65_492.11,
+        act: "Decreto 12.807/2025",
     },
 ];
 
@@ -161,8 +176,11 @@ mod tests {
         assert_eq!(l(Law::L14133, 2021, 4, 1), Some((100_000.0, 50_000.0)));
         assert_eq!(l(Law::L14133, 2023, 12, 31), Some((114_416.65, 57_208.33)));
         assert_eq!(l(Law::L14133, 2024, 1, 1), Some((119_812.02, 59_906.02)));
+        assert_eq!(l(Law::L14133, 2021, 12, 31), Some((100_000.0, 50_000.0)));
+        assert_eq!(l(Law::L14133, 2022, 1, 1), Some((108_040.82, 54_020.41)));
         assert_eq!(l(Law::L14133, 2025, 6, 1), Some((125_451.15, 62_725.59)));
-        assert_eq!(l(Law::L14133, 2026, 6, 1), Some((125_451.15, 62_725.59)));
+        assert_eq!(l(Law::L14133, 2026, 6, 1), Some((130_984.20, 65_492.11)));
+        assert_eq!(l(Law::L14133, 2027, 6, 1), Some((130_984.20, 65_492.11)));
         assert_eq!(l(Law::L13303, 2024, 6, 1), Some((100_000.0, 50_000.0)));
         assert_eq!(l(Law::L10520, 2024, 6, 1), None);
         assert_eq!(law_in_force(ymd(2020, 1, 1)), Law::L8666);

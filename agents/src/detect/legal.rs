@@ -77,13 +77,6 @@ pub fn is_dispensa_by_value(legal_basis: &str) -> bool {
     !matches!(legal_grounds::ground(&legal_basis::parse(legal_basis)), Ground::Other(_))
 }
 
-/// Whether an inexigibilidade states its reason: its basis cites an inexigibility article, or
-/// its object or basis names a single-supplier reason.
-pub fn inexigibility_justified(object: &str, legal_basis: &str) -> bool {
-    legal_grounds::cites_inexigibility(&legal_basis::parse(legal_basis))
-        || legal_grounds::inferred_ground(&format!("{object} {legal_basis}"), "", false).is_some()
-}
-
 /// Whether `hay` contains `needle` (lower-case ASCII) ignoring ASCII case, without allocating.
 pub fn contains_ascii_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
@@ -181,15 +174,14 @@ mod tests {
     fn the_limit_is_that_of_the_law_in_force_at_signing() {
         assert_eq!(dispensa_limit(d(2019, 6, 1), false, false).0, 17_600.00);
         assert_eq!(dispensa_limit(d(2017, 6, 1), false, false).0, 8_000.00);
-        assert_eq!(dispensa_limit(d(2022, 6, 1), true, false).0, 100_000.00);
+        assert_eq!(dispensa_limit(d(2021, 6, 1), true, false).0, 100_000.00);
+        assert_eq!(dispensa_limit(d(2022, 6, 1), true, false).0, 108_040.82);
         assert_eq!(dispensa_limit(d(2024, 7, 1), false, false).0, 59_906.02);
         assert_eq!(dispensa_limit(d(2025, 3, 1), false, false).1.act, "Decreto 12.343/2024");
         assert_eq!(dispensa_limit(d(2023, 3, 1), false, true).0, 17_600.00);
         assert_eq!(article_inciso("Lei 14.133/2021, art. 75, VIII", "75"), Some(8));
         assert!(is_dispensa_by_value("") && !is_dispensa_by_value("Lei 14.133/2021, art. 75, VIII"));
         assert!(cites_old_law("Lei 8.666/1993, art. 24, II"));
-        assert!(inexigibility_justified("SOFTWARE DE FORNECEDOR EXCLUSIVO", "Lei 14.133/2021"));
-        assert!(!inexigibility_justified("AQUISIÇÃO DE SOFTWARE", "Lei 14.133/2021"));
     }
 
     #[test]

@@ -120,3 +120,11 @@ fn missing_legal_bases_are_counted_once_per_dataset_with_the_grounds_the_records
     let cov = basis_coverage(&[lease, other, cited, pregao]);
     assert_eq!((cov.contracts, cov.missing, cov.direct_missing, cov.direct_inferred), (4, 3, 2, 1));
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_text_parses_without_panicking(text in "\\PC{0,80}", digits in "[0-9./ -]{0,20}") {
+        let b = parse(&format!("{text} Lei {digits} art. {digits} inciso {text}"));
+        let _ = (ground(&b), cites_inexigibility(&b));
+    }
+}

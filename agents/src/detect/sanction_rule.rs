@@ -23,9 +23,21 @@ use chrono::NaiveDate;
 
 use super::compliance_rules::{Breach, UNDECIDABLE};
 use super::finding::legal_confidence;
+use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::contract::Contract;
 use crate::model::sanction::Sanction;
 use crate::text::fold;
+
+/// The key a party is matched with the sanctions by: the 8-digit CNPJ root (a sanction binds
+/// the company, every branch included), the 11 digits of a CPF (also when written zero-padded
+/// to 14), or the document as given.
+pub fn party_key(doc: &str) -> &str {
+    match document_kind(doc) {
+        DocumentKind::Cpf if doc.len() == 14 => &doc[3..],
+        DocumentKind::Cnpj | DocumentKind::InvalidCnpj if doc.len() == 14 => &doc[..8],
+        _ => doc,
+    }
+}
 
 /// The sphere of government of a sanctioning body, read from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +194,7 @@ fn organ_names(c: &Contract) -> [&str; 3] {
 pub(super) fn sanction_breach<'a>(c: &Contract, d: NaiveDate, list: &[&'a Sanction], s: f64) -> Option<Breach<'a>> {
     let value = c.value();
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
-    let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
+    let key = party_key(&c.supplier.document);
     let day = |x: NaiveDate| x.format("%d/%m/%Y").to_string();
     match judge(list, d, &organ_names(c))? {
         Verdict::Barred(sanc, conf) => {

@@ -92,3 +92,11 @@ fn the_real_ceis_and_cnep_types_bind_as_their_laws_say() {
     assert!(!on("Multa - Lei 12.846/13", "CGU").0);
     assert!(!on("Requisição - Ministério Público", "MPF").0);
 }
+
+#[test]
+fn parties_match_sanctions_by_cnpj_root_or_by_cpf_however_padded() {
+    assert_eq!(party_key("00000000000191"), "00000000");
+    assert_eq!(party_key("00052998224725"), "52998224725");
+    assert_eq!(party_key("52998224725"), "52998224725");
+    assert_eq!(party_key("806030"), "806030");
+}

@@ -101,10 +101,18 @@ impl DocumentKind {
 }
 
 /// CPF check digits (weights 10..2 and 11..2, `11 - sum mod 11`, 0 when that is 10 or 11) of
-/// 11 digits; a repeated digit is invalid.
+/// 11 digits (punctuation ignored); a repeated digit is invalid.
 pub fn cpf_is_valid(doc: &str) -> bool {
-    let d: Vec<u32> = doc.bytes().filter(u8::is_ascii_digit).map(|b| u32::from(b - b'0')).collect();
-    if d.len() != 11 || d.iter().all(|x| *x == d[0]) {
+    let mut d = [0u32; 11];
+    let mut n = 0;
+    for b in doc.bytes().filter(u8::is_ascii_digit) {
+        if n == 11 {
+            return false;
+        }
+        d[n] = u32::from(b - b'0');
+        n += 1;
+    }
+    if n != 11 || d.iter().all(|x| *x == d[0]) {
         return false;
     }
     let check = |len: usize| {
@@ -115,11 +123,35 @@ pub fn cpf_is_valid(doc: &str) -> bool {
     check(9) == d[9] && check(10) == d[10]
 }
 
+/// CNPJ check of 14 ASCII digits, without allocating.
+fn cnpj_bytes_valid(b: &[u8]) -> bool {
+    if b.len() != 14 || b.iter().all(|x| *x == b[0]) {
+        return false;
+    }
+    let mut first12 = [0u8; 12];
+    for (k, x) in b[..12].iter().enumerate() {
+        first12[k] = x - b'0';
+    }
+    let (d1, d2) = check_digits(&first12);
+    b[12] - b'0' == d1 && b[13] - b'0' == d2
+}
+
 /// The kind of a supplier's document as the sources write it (see the module doc).
 pub fn document_kind(doc: &str) -> DocumentKind {
     let doc = doc.trim();
     if doc.is_empty() {
         return DocumentKind::Empty;
+    }
+    // The usual shape (14 digits, as the records keep a CNPJ) is judged without allocating.
+    let b = doc.as_bytes();
+    if b.len() == 14 && b.iter().all(u8::is_ascii_digit) {
+        return if cnpj_bytes_valid(b) {
+            DocumentKind::Cnpj
+        } else if b.starts_with(b"000") && cpf_is_valid(&doc[3..]) {
+            DocumentKind::Cpf
+        } else {
+            DocumentKind::InvalidCnpj
+        };
     }
     if doc.contains('*') {
         let digits = doc.bytes().filter(u8::is_ascii_digit).count();

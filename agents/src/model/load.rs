@@ -32,6 +32,7 @@ use super::portal_compras::{Compras, kind_of_header, required_columns};
 use super::portal_csv::{Table, decode, header_of};
 use super::portal_despesas;
 use super::records_text::{kind_of_record, records_from_text, records_from_value};
+use super::sanction_lists;
 use super::upstream::RecordError;
 
 /// Input that could not be read: which file, which record, which field, and why.
@@ -166,13 +167,18 @@ pub struct TableReader {
 ///
 /// LANCES: helper "bids" adds the comprasnet lances CSV (real/comprasnet-lances, comma-separated,
 /// model/lances.rs) here, reading biddings with their participants into `dataset.biddings`.
-/// SANCTIONS: helper "compliance" adds the CEIS/CNEP lists (real/sancoes, model/sanction.rs)
-/// here, reading into `dataset.sanctions`.
-pub const TABLE_READERS: &[TableReader] = &[TableReader {
-    format: "Portal da Transparência Despesas download (empenhos)",
-    recognises: portal_despesas::is_empenhos,
-    read: portal_despesas::read_into,
-}];
+pub const TABLE_READERS: &[TableReader] = &[
+    TableReader {
+        format: "Portal da Transparência Despesas download (empenhos)",
+        recognises: portal_despesas::is_empenhos,
+        read: portal_despesas::read_into,
+    },
+    TableReader {
+        format: "sanctions list (CEIS, CNEP, Lei 12.846 of Minas Gerais)",
+        recognises: sanction_lists::is_sanctions_list,
+        read: sanction_lists::read_into,
+    },
+];
 
 /// Extensions of the files a folder's walk reads; anything else (notes, licences) is not data.
 const DATA_EXTENSIONS: &[&str] = &["csv", "json", "ndjson", "jsonl", "txt"];

@@ -17,6 +17,9 @@ use chrono::NaiveDate;
 use super::cnpj::{cnpj_is_valid, cpf_is_valid, digits_only};
 use crate::text::fold;
 
+use super::dataset::Dataset;
+use super::load::LoadError;
+use super::portal_csv::Table;
 use super::sanction::Sanction;
 
 /// Why a list could not be read.
@@ -94,6 +97,18 @@ pub fn is_sanctions_list(columns: &[String]) -> bool {
     (has("cnpjcpf") && has("tipo") && has("nome_do_orgao"))
         || (has("cpf ou cnpj do sancionado") && has("tipo sancao") && has("data inicio sancao"))
         || (has("cnpj") && has("conuta") && has("decisao"))
+}
+
+/// Reads the sanctions list a [`TableReader`](super::load::TableReader) recognised (by
+/// [`is_sanctions_list`]) into `dataset.sanctions`, from its file (the list formats keep their
+/// own header spellings, so the file is read again whole); returns the sanctions read.
+pub fn read_into(table: &Table, dataset: &mut Dataset) -> Result<usize, LoadError> {
+    let path = table.path();
+    let bytes = std::fs::read(path).map_err(|e| LoadError::in_file(path, e.to_string()))?;
+    let list = sanctions_from_csv(&bytes).map_err(|e| LoadError::in_file(path, e.to_string()))?;
+    let n = list.len();
+    dataset.sanctions.extend(list);
+    Ok(n)
 }
 
 /// Reads one sanctions list from bytes (UTF-8 or ISO-8859-1).

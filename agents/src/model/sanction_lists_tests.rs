@@ -66,3 +66,28 @@ fn the_lists_are_recognised_by_their_headers() {
     assert!(is_sanctions_list(&h("\u{feff}sei;numero;cnpj;conuta;data_decisao;decisao")));
     assert!(!is_sanctions_list(&h("Número do Contrato;Objeto;Fundamento Legal")));
 }
+
+#[test]
+fn vigia_detect_reads_the_lists_from_a_folder() {
+    let dir = std::env::temp_dir().join(format!("vigia-sancoes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ceis.csv"),
+        "cnpjcpf,nome,tipo,data_final,nome_do_orgao,uf\n05.340.639/0001-30,EMPRESA X LTDA,Suspensão - Lei de Licitações,,Ministério da Saúde,DF\n",
+    )
+    .unwrap();
+    let mut latin = b"cnpjcpf  ,nome,tipo,uf,nome_do_orgao,valor_multa\n".to_vec();
+    latin.extend_from_slice(
+        b"8706892000152,ANA - ME,Multa - Lei da Empresa Limpa,DF,Infraero Aeroportu\xe1ria,21600.00\n",
+    );
+    std::fs::write(dir.join("punidas_cnep.csv"), latin).unwrap();
+    let mut mg = vec![0xEF, 0xBB, 0xBF];
+    mg.extend_from_slice("sei;cnpj;empresa_processada;conuta;data_decisao;decisao;valor_multa\n1;11.753.865/0001-45;BRASFITNESS;Ajuste entre empresas;2017-10-11;Multa;608016,54\n".as_bytes());
+    std::fs::write(dir.join("empresas_sancionadas.csv"), mg).unwrap();
+    let ds = crate::model::load::load_path(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    let ds = ds.unwrap();
+    let mut docs: Vec<&str> = ds.sanctions.iter().map(|s| s.document.as_str()).collect();
+    docs.sort_unstable();
+    assert_eq!(docs, vec!["05340639000130", "08706892000152", "11753865000145"]);
+}
