@@ -9,9 +9,12 @@
 //! law when the data does follow it). Digits whose expected count is below 5 are pooled with
 //! the next rarest, and the entity's counts are tested with Pearson's chi-square (one degree of
 //! freedom fewer than cells; exact survival function); the effect size is Nigrini's mean absolute deviation of the
-//! digit proportions (MAD). Each supplier and each organ with at least 30 contracts is judged;
-//! flagged when `-log10 p > Q(s)` and `MAD > M(s)`. The classic Benford chi-square is reported
-//! alongside.
+//! digit proportions (MAD). Each contract counts once per distinct value (a standard price
+//! repeated is one amount), and an entity is judged only with enough amounts over enough time:
+//! a supplier with at least [`MIN_RECORDS`] distinct values, an organ with at least
+//! [`MIN_ORGAN_RECORDS`], both over at least [`MIN_MONTHS`] signing months (one month of one
+//! source is too little; the evidence says what was counted). Flagged when `-log10 p > Q(s)`
+//! and `MAD > M(s)`. The classic Benford chi-square is reported alongside.
 //!
 //! Sensitivity `s` moves `Q(s)` through 12 (s = 0), 6 (s = 0.7) and 2 (s = 1, p < 0.01), and
 //! `M(s)` through 0.06, 0.03 and 0.015 (Nigrini's bound of non-conformity for first digits).
@@ -39,8 +42,42 @@ pub const NAME: &str = "benford_first_digit";
 pub const SIGNIFICANCE: Threshold = Threshold::new(12.0, 6.0, 2.0);
 /// Mean absolute deviation of the digit proportions, as sensitivity moves it.
 pub const MAD: Threshold = Threshold::new(0.06, 0.03, 0.015);
-/// Fewest contracts for an entity to be judged.
+/// Fewest contracts (distinct values) for a supplier to be judged.
 pub const MIN_RECORDS: usize = 30;
+/// Fewest contracts (distinct values) for an organ to be judged: an organ's month of one
+/// source is a few dozen purchases of a few kinds, too little to tell invented amounts from
+/// the organ's mix of purchases (Nigrini asks for hundreds of amounts).
+pub const MIN_ORGAN_RECORDS: usize = 300;
+/// Fewest distinct signing months an entity's contracts must span.
+pub const MIN_MONTHS: usize = 3;
+
+/// The contracts of an entity the test counts: one per distinct value (a price list repeated
+/// is one amount, not many invented ones), when there are enough of them over enough months
+/// ([`MIN_RECORDS`] or [`MIN_ORGAN_RECORDS`], [`MIN_MONTHS`]).
+fn judged(cs: &[crate::model::contract::Contract], side: Side, members: &[u32]) -> Option<Vec<u32>> {
+    let min = if side == Side::Organ { MIN_ORGAN_RECORDS } else { MIN_RECORDS };
+    if members.len() < min {
+        return None;
+    }
+    let mut keyed: Vec<(i64, u32)> =
+        members.iter().map(|&i| ((cs[i as usize].value() * 100.0).round() as i64, i)).collect();
+    keyed.sort_unstable();
+    keyed.dedup_by_key(|k| k.0);
+    let mut months: Vec<i32> = members
+        .iter()
+        .filter_map(|&i| {
+            cs[i as usize].signed_on.map(|d| chrono::Datelike::year(&d) * 12 + chrono::Datelike::month0(&d) as i32)
+        })
+        .collect();
+    months.sort_unstable();
+    months.dedup();
+    if keyed.len() < min || months.len() < MIN_MONTHS {
+        return None;
+    }
+    let mut out: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
+    out.sort_unstable();
+    Some(out)
+}
 /// Smallest expected count of a chi-square cell.
 const MIN_EXPECTED: f64 = 5.0;
 
@@ -144,7 +181,9 @@ impl Detector for BenfordFirstDigit {
             cancel,
             MIN_RECORDS,
             |i| digit[i] > 0,
-            |side, id, members| {
+            |side, id, all| {
+                let Some(members) = judged(cs, side, all) else { return };
+                let members = &members[..];
                 let n = members.len() as f64;
                 let mut observed = [0f64; 9];
                 let mut expected = [0f64; 9];
@@ -279,6 +318,9 @@ fn anomaly(ds: &Dataset, t: &Test<'_>, (qt, mt): (f64, f64), confidence: f64, se
             ("sensitivity", json!(sensitivity)),
             ("baseline", json!("category_first_digit_distribution")),
             ("contracts", json!(t.members.len())),
+            ("counted", json!("one contract per distinct value")),
+            ("min_records", json!(if t.side == Side::Organ { MIN_ORGAN_RECORDS } else { MIN_RECORDS })),
+            ("min_months", json!(MIN_MONTHS)),
         ],
     }
     .build()

@@ -12,7 +12,15 @@ fn market() -> Vec<Contract> {
         for k in 0..40 {
             let u = ((s * 40 + k) as f64 * 0.618_033_988_7).fract();
             let v = 10f64.powf(3.0 + 3.0 * u);
-            cs.push(contract(&format!("{s}-{k}"), "LIMPEZA PREDIAL", &format!("S{s:02}"), "26000", v, (2024, 3, 1)));
+            let month = 1 + (k % 6) as u32;
+            cs.push(contract(
+                &format!("{s}-{k}"),
+                "LIMPEZA PREDIAL",
+                &format!("S{s:02}"),
+                "26000",
+                v,
+                (2024, month, 1),
+            ));
         }
     }
     cs
@@ -37,7 +45,8 @@ fn a_supplier_whose_values_all_start_with_nine_is_flagged() {
     let mut cs = market();
     cs.extend((0..40).map(|k| {
         let v = 9_000.0 + 97.0 * k as f64 + 10f64.powi(k % 3) * 0.0;
-        contract(&format!("n{k}"), "LIMPEZA PREDIAL", "NINES", "26000", v * 10f64.powi(k % 3), (2024, 3, 1))
+        let month = 1 + (k % 6) as u32;
+        contract(&format!("n{k}"), "LIMPEZA PREDIAL", "NINES", "26000", v * 10f64.powi(k % 3), (2024, month, 1))
     }));
     let found =
         BenfordFirstDigit.run(&Dataset::from_contracts(cs), &DetectionParams::default(), &CancelFlag::new()).unwrap();
@@ -49,4 +58,22 @@ fn a_supplier_whose_values_all_start_with_nine_is_flagged() {
     assert!(
         found.iter().all(|a| a.affected_entities.primary.id == "NINES" || a.affected_entities.primary.kind == "organ")
     );
+}
+
+#[test]
+fn a_price_list_repeated_or_a_single_month_is_too_little_to_judge() {
+    let mut cs = market();
+    // 40 contracts at three standard prices starting with 9: three amounts, not forty.
+    cs.extend((0..40).map(|k| {
+        let v = [9_500.0, 95_000.0, 950.0][k % 3];
+        contract(&format!("p{k}"), "LIMPEZA PREDIAL", "LIST", "26000", v, (2024, 1 + (k % 6) as u32, 1))
+    }));
+    // 40 distinct amounts starting with 9, all signed in one month.
+    cs.extend((0..40).map(|k| {
+        let v = (9_000.0 + 97.0 * k as f64) * 10f64.powi(k % 3);
+        contract(&format!("m{k}"), "LIMPEZA PREDIAL", "MONTH", "26000", v, (2024, 3, 1))
+    }));
+    let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
+    let found = BenfordFirstDigit.run(&Dataset::from_contracts(cs), &all, &CancelFlag::new()).unwrap();
+    assert!(found.iter().all(|a| !["LIST", "MONTH"].contains(&a.affected_entities.primary.id.as_str())), "{found:?}");
 }

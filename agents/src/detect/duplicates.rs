@@ -18,6 +18,14 @@
 //! close in both are reported, and at s = 1 the literal rule "value or date" applies in full).
 //! A group takes its strongest pair.
 //!
+//! How alike two texts are says little when the text is boilerplate: a pair's confidence is
+//! also multiplied by how specific the rarest word the two objects share is within the dataset
+//! ([`super::doc_freq`]; full weight for a word in at most the square root of the texts,
+//! proportionally less above), so copies of a text many contracts carry barely count. Empty
+//! objects, "não se aplica" and the secret-information notice are never compared. Two
+//! contracts of one ata de registro de preços signed by different managing units are each unit
+//! buying its share, not a duplicate.
+//!
 //! Complexity: near-linear. Each object is tokenised once (`O(total words)`); the join indexes
 //! a prefix of a few rare words per object and only verifies candidates sharing one, so the
 //! cost follows the number of near-duplicate pairs, not the square of a supplier's contracts.
@@ -26,6 +34,7 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{FxBuild, contract_ref, iso, round4};
+use super::doc_freq::DocFreq;
 use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
@@ -65,6 +74,22 @@ pub fn pair_confidence(similarity: f64, value_diff: f64, days: Option<i64>, s: f
     margin_confidence(similarity - SIMILARITY.at(s), 0.04) * closeness
 }
 
+/// The confidence of a verified pair: [`pair_confidence`] times how specific the text the two
+/// objects share is ([`specificity_factor`]).
+pub fn pair_score(q: &Pair, s: f64) -> f64 {
+    pair_confidence(q.similarity, q.value_diff, q.days, s) * specificity_factor(q.specificity)
+}
+
+/// Specificity (of the rarest shared word, [`super::doc_freq`]) at which a shared text counts
+/// in full: a word in at most the square root of the dataset's texts.
+pub const SPECIFIC: f64 = 0.5;
+
+/// How much a shared text counts: 1 from [`SPECIFIC`] up, proportionally less below it
+/// (boilerplate many contracts carry barely counts).
+pub fn specificity_factor(specificity: f64) -> f64 {
+    (specificity / SPECIFIC).clamp(0.0, 1.0)
+}
+
 impl Detector for DuplicateContracts {
     fn name(&self) -> &'static str {
         NAME
@@ -101,6 +126,7 @@ impl Detector for DuplicateContracts {
         runs.sort_by_key(|r| (r.len(), r[0]));
         let shards = if cs.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
         let threshold = SIMILARITY.at(p.sensitivity);
+        let df = DocFreq::build(ds);
         let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
             let mut out = Vec::new();
             let mut done = 0usize;
@@ -111,11 +137,8 @@ impl Detector for DuplicateContracts {
                     cancel.check()?;
                     done = 0;
                 }
-                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, &mut scratch);
-                pairs.retain(|q| {
-                    q.similarity > threshold
-                        && pair_confidence(q.similarity, q.value_diff, q.days, p.sensitivity) >= p.confidence_threshold
-                });
+                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, Some(&df), &mut scratch);
+                pairs.retain(|q| q.similarity > threshold && pair_score(q, p.sensitivity) >= p.confidence_threshold);
                 if pairs.is_empty() {
                     continue;
                 }
@@ -147,7 +170,7 @@ impl Detector for DuplicateContracts {
                 out.extend(r?);
             }
         }
-        out.extend(super::duplicates_cross::cross_supplier(sh, p, cancel)?);
+        out.extend(super::duplicates_cross::cross_supplier(sh, &df, p, cancel)?);
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
@@ -166,6 +189,8 @@ pub(super) struct GroupPairs<'p> {
     pub max_vdiff: f64,
     /// Most days apart.
     pub max_days: Option<i64>,
+    /// The highest specificity of a pair's shared text.
+    pub specificity: f64,
 }
 
 /// The pairs inside `group` and what they say, at sensitivity `s`.
@@ -173,7 +198,8 @@ pub(super) fn group_pairs<'p>(group: &[usize], pairs: &'p [Pair], s: f64) -> Gro
     let in_group: std::collections::HashSet<usize, FxBuild> = group.iter().copied().collect();
     let inside: Vec<&Pair> = pairs.iter().filter(|q| in_group.contains(&q.a) && in_group.contains(&q.b)).collect();
     GroupPairs {
-        best: inside.iter().map(|q| pair_confidence(q.similarity, q.value_diff, q.days, s)).fold(0.0, f64::max),
+        best: inside.iter().map(|q| pair_score(q, s)).fold(0.0, f64::max),
+        specificity: inside.iter().map(|q| q.specificity).fold(0.0, f64::max),
         max_sim: inside.iter().map(|q| q.similarity).fold(0.0, f64::max),
         min_sim: inside.iter().map(|q| q.similarity).fold(1.0, f64::min),
         max_vdiff: inside.iter().map(|q| q.value_diff).fold(0.0, f64::max),
@@ -199,6 +225,7 @@ pub(super) fn pair_patterns(ds: &Dataset, inside: &[&Pair], name: &str) -> Vec<s
                     "similarity": round4(q.similarity),
                     "value_difference": round4(q.value_diff),
                     "days_apart": q.days,
+                    "text_specificity": round4(q.specificity),
                 }),
             )
         })
@@ -213,7 +240,8 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
         key(a).cmp(&key(b))
     });
     let primary = &cs[members[0]];
-    let GroupPairs { inside, best, max_sim, min_sim, max_vdiff, max_days } = group_pairs(group, pairs, p.sensitivity);
+    let GroupPairs { inside, best, max_sim, min_sim, max_vdiff, max_days, specificity } =
+        group_pairs(group, pairs, p.sensitivity);
     let s = p.sensitivity;
     let at_stake: f64 = members[1..].iter().map(|&i| cs[i].value()).sum();
     let confidence = tidy(best);
@@ -291,6 +319,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
             ("baseline", json!("same_supplier")),
             ("similarity", json!(round4(max_sim))),
             ("min_similarity", json!(round4(min_sim))),
+            ("text_specificity", json!(round4(specificity))),
             ("supplier", json!(primary.supplier.document)),
             ("supplier_name", json!(primary.supplier.name)),
             ("organ", json!(primary.organ.code)),

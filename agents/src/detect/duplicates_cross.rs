@@ -1,62 +1,74 @@
-//! The other half of `duplicate_contracts`: the same object bought by one organ from
-//! *different* suppliers at about the same value within a few weeks, the same purchase
-//! contracted twice (or once, then again under another company's name).
+//! The other half of `duplicate_contracts`: the same object contracted by one organ from
+//! *different* suppliers in one purchase process at about the same value and time, the same
+//! purchase contracted twice (or once, then again under another company's name).
 //!
-//! Objects more than `t(s)` alike (the same Jaccard threshold and word sets as the
-//! same-supplier half, [`super::duplicates`]) whose contracts have the same organ, different
-//! supplier documents, values within 10% of each other *and* signing dates within 60 days. A
-//! different supplier is only suspicious when both the money and the time match, so the rule
-//! asks for both. Pairs are grouped (connected components) and the earliest contract is the
-//! primary; confidence as for a same-supplier pair close in both value and date.
+//! Identical object texts from different suppliers are common and mean nothing by themselves
+//! (boilerplate, lots of one pregão), so the rule asks for strong corroboration: objects more
+//! than `t(s)` alike (the same Jaccard threshold, word sets and specificity weighting as the
+//! same-supplier half, [`super::duplicates`]), the same organ and the same purchase process
+//! (`numeroProcesso`, non-empty), different supplier documents, values within 10% of each
+//! other *and* signing dates within 60 days, and not an ata de registro de preços (several
+//! suppliers and units drawing on one ata is how it works). Such a group is worth an
+//! explanation, not a case: its severity is medium at most. Pairs are grouped (connected
+//! components) and the earliest contract is the primary.
 //!
-//! Complexity: each organ's dated contracts are blocked by object category and value band
-//! (log scale, 0.11 wide, so values within 10% share a band or neighbour bands), each pair of
-//! neighbour bands sorted by signing date and cut into 60-day blocks; the similarity join runs
-//! over every two consecutive blocks, so every candidate pair meets in a few small runs and no
-//! run spans more than one organ, one category, two bands and four months.
+//! Complexity: contracts are blocked by (organ, process) with a hash map, and the similarity
+//! join runs inside each block of at least two suppliers: linear in the contracts plus the
+//! joins of small blocks.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::json;
 
 use super::common::{FxBuild, contract_ref, iso, round4, supplier_ref};
+use super::doc_freq::DocFreq;
 use super::duplicates::{
-    GroupPairs, MAX_DAYS, NAME, SIMILARITY, THRESHOLD, VALUE_TOLERANCE, group_pairs, pair_confidence, pair_patterns,
+    GroupPairs, MAX_DAYS, NAME, SIMILARITY, THRESHOLD, VALUE_TOLERANCE, group_pairs, pair_patterns, pair_score,
 };
 use super::finding::{Finding, point};
 use super::sensitivity::tidy;
 use super::shared::Shared;
-use super::simjoin::{Closeness, Pair, Scratch, components, index_words, join};
+use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
 
 /// Datasets at least this large split the organs over threads.
 const PARALLEL_FROM: usize = 20_000;
-/// Width of a value band on the log scale: values within 10% of each other (`ln(1/0.9)`
-/// apart) are in the same band or adjacent ones.
-const BAND: f64 = 0.11;
 
-/// Groups of near-identical contracts of one organ with different suppliers.
+/// Groups of near-identical contracts of one organ and purchase process with different
+/// suppliers.
 pub fn cross_supplier(
     sh: &Shared<'_>,
+    df: &DocFreq,
     p: &DetectionParams,
     cancel: &CancelFlag,
 ) -> Result<Vec<Anomaly>, AnalysisError> {
-    let categories = sh.categories(cancel)?;
-    let (order, start) = sh.organs().groups();
-    let mut organs: Vec<&[u32]> = start.windows(2).map(|w| &order[w[0] as usize..w[1] as usize]).collect();
-    // Organs dealt round-robin by size over the cores, largest first.
-    organs.sort_by_key(|m| std::cmp::Reverse(m.len()));
-    let shards = if sh.dataset().contracts.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
+    let ds = sh.dataset();
+    let cs = &ds.contracts;
+    let mut blocks: HashMap<(&str, &str), Vec<usize>, FxBuild> = HashMap::default();
+    for (i, c) in cs.iter().enumerate() {
+        let (value, dated) = (c.value(), c.signed_on.is_some());
+        if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 {
+            blocks.entry((c.organ.code.as_str(), c.process_number.as_str())).or_default().push(i);
+        }
+    }
+    let mut runs: Vec<Vec<usize>> = blocks
+        .into_values()
+        .filter(|run| run.iter().any(|&i| cs[i].supplier.document != cs[run[0]].supplier.document))
+        .collect();
+    runs.sort_by_key(|r| (std::cmp::Reverse(r.len()), r[0]));
+    let shards = if cs.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
     let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
         let mut scratch = Scratch::default();
         let mut out = Vec::new();
-        for members in organs.iter().skip(k).step_by(shards) {
-            cancel.check()?;
-            out.extend(organ_duplicates(sh, categories, members, p, &mut scratch));
+        for (done, run) in runs.iter().skip(k).step_by(shards).enumerate() {
+            if done % 256 == 0 {
+                cancel.check()?;
+            }
+            out.extend(process_duplicates(ds, run, df, p, &mut scratch));
         }
         Ok(out)
     };
@@ -76,65 +88,20 @@ pub fn cross_supplier(
     Ok(out)
 }
 
-/// The cross-supplier duplicate groups among one organ's contracts.
-fn organ_duplicates(
-    sh: &Shared<'_>,
-    categories: &[super::category::Category],
-    organ: &[u32],
+/// The cross-supplier duplicate groups among the contracts of one purchase process.
+fn process_duplicates(
+    ds: &Dataset,
+    run: &[usize],
+    df: &DocFreq,
     p: &DetectionParams,
     scratch: &mut Scratch,
 ) -> Vec<Anomaly> {
-    let ds = sh.dataset();
-    let cs = &ds.contracts;
     let threshold = SIMILARITY.at(p.sensitivity);
-    let members: Vec<usize> = organ
-        .iter()
-        .map(|&i| i as usize)
-        .filter(|&i| cs[i].signed_on.is_some() && cs[i].value().is_finite() && cs[i].value() > 0.0)
-        .collect();
-    if members.len() < 2 {
-        return Vec::new();
-    }
-    // The organ's word sets are ordered once; the joins run over small blocks of them.
-    index_words(ds, &members, scratch);
-    // Blocks of (category, value band): a pair within 10% in value lies in one band or
-    // two adjacent ones, and near-identical objects share a category.
-    let mut blocks: HashMap<(u8, i64), Vec<(i64, usize)>, FxBuild> = HashMap::default();
-    for (k, &i) in members.iter().enumerate() {
-        let (value, Some(day)) = (cs[i].value(), cs[i].signed_on) else { continue };
-        let band = (value.ln() / BAND).floor() as i64;
-        let day = i64::from(chrono::Datelike::num_days_from_ce(&day));
-        blocks.entry((categories[i] as u8, band)).or_default().push((day, k));
-    }
-    let mut seen: HashSet<(usize, usize), FxBuild> = HashSet::default();
-    let mut pairs: Vec<Pair> = Vec::new();
-    let mut keys: Vec<(u8, i64)> = blocks.keys().copied().collect();
-    keys.sort_unstable();
-    for (cat, band) in keys {
-        let mut dated: Vec<(i64, usize)> = blocks[&(cat, band)].clone();
-        dated.extend(blocks.get(&(cat, band + 1)).into_iter().flatten().copied());
-        if dated.len() < 2 {
-            continue;
-        }
-        dated.sort_unstable();
-        for positions in date_runs(&dated) {
-            for q in join(ds, &members, &positions, Closeness::OtherSupplier, scratch) {
-                let key = (q.a.min(q.b), q.a.max(q.b));
-                if q.similarity > threshold
-                    && pair_confidence(q.similarity, q.value_diff, q.days, p.sensitivity) >= p.confidence_threshold
-                    && seen.insert(key)
-                {
-                    pairs.push(q);
-                }
-            }
-        }
-    }
-    if pairs.is_empty() {
-        return Vec::new();
-    }
+    let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), scratch);
+    pairs.retain(|q| q.similarity > threshold && pair_score(q, p.sensitivity) >= p.confidence_threshold);
     let mut out = Vec::new();
-    for group in components(&members, &pairs) {
-        let a = anomaly(ds, &group, &pairs, members.len(), p);
+    for group in components(run, &pairs) {
+        let a = anomaly(ds, &group, &pairs, run.len(), p);
         if a.confidence >= p.confidence_threshold {
             out.push(a);
         }
@@ -142,30 +109,7 @@ fn organ_duplicates(
     out
 }
 
-/// Runs of members (positions, sorted by day) covering every pair at most [`MAX_DAYS`]
-/// apart: the members of each two consecutive 60-day blocks.
-fn date_runs(dated: &[(i64, usize)]) -> Vec<Vec<usize>> {
-    let block = |day: i64| (day - dated[0].0) / MAX_DAYS;
-    let last = block(dated[dated.len() - 1].0);
-    let mut runs = Vec::new();
-    let mut at = 0;
-    for b in 0..=last {
-        let from = at;
-        while at < dated.len() && block(dated[at].0) == b {
-            at += 1;
-        }
-        let mut to = at;
-        while to < dated.len() && block(dated[to].0) == b + 1 {
-            to += 1;
-        }
-        if to - from >= 2 {
-            runs.push(dated[from..to].iter().map(|&(_, i)| i).collect());
-        }
-    }
-    runs
-}
-
-fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize, p: &DetectionParams) -> Anomaly {
+fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], process_contracts: usize, p: &DetectionParams) -> Anomaly {
     let cs = &ds.contracts;
     let mut members = group.to_vec();
     members.sort_by(|&a, &b| (cs[a].signed_on, &cs[a].id).cmp(&(cs[b].signed_on, &cs[b].id)));
@@ -185,7 +129,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
             related.push(supplier_ref(&cs[i]));
         }
     }
-    Finding {
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("cross-{}", primary.id),
@@ -205,12 +149,13 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
             format_brl(at_stake)
         ),
         human_pt: format!(
-            "{} contratou praticamente o mesmo objeto (\"{}\") de {} fornecedores diferentes, por valores a no máximo \
-             {} de distância e com até {} dias entre as assinaturas. Pode ser a mesma compra feita duas vezes, ou \
-             repetida em nome de outra empresa: vale pedir ao órgão as duas entregas.",
+            "{} contratou praticamente o mesmo objeto (\"{}\") de {} fornecedores diferentes no mesmo processo {}, \
+             por valores a no máximo {} de distância e com até {} dias entre as assinaturas. Pode ser a mesma compra \
+             feita duas vezes, ou repetida em nome de outra empresa: vale pedir ao órgão as entregas de cada contrato.",
             primary.organ.name,
             primary.object.chars().take(100).collect::<String>(),
             docs.len(),
+            primary.process_number,
             format_pct(max_vdiff),
             max_days
         ),
@@ -223,11 +168,12 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
         ),
         technical: format!(
             "Jaccard similarity of object word sets up to {:.3} > {:.3} (threshold at sensitivity {s}; the spec's \
-             literal {THRESHOLD}) for contracts of organ {} with different suppliers, values within {} and signing \
-             dates within {MAX_DAYS} days; {} pairs in the group",
+             literal {THRESHOLD}) for contracts of organ {} in process {} with different suppliers, values within {} \
+             and signing dates within {MAX_DAYS} days; {} pairs in the group; severity capped at medium",
             max_sim,
             SIMILARITY.at(s),
             primary.organ.code,
+            primary.process_number,
             format_pct(VALUE_TOLERANCE),
             inside.len()
         ),
@@ -237,10 +183,10 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
         patterns: pair_patterns(ds, &inside, "near_duplicate_pair_other_supplier"),
         method: "jaccard_word_sets",
         score: max_sim,
-        contamination: members.len() as f64 / organ_contracts.max(1) as f64,
+        contamination: members.len() as f64 / process_contracts.max(1) as f64,
         peer: Some(json!({
-            "group": format!("contracts of organ {} within {MAX_DAYS} days", primary.organ.code),
-            "organ_contracts": organ_contracts,
+            "group": format!("contracts of organ {} in process {}", primary.organ.code, primary.process_number),
+            "process_contracts": process_contracts,
         })),
         regulatory: None,
         factors: vec![
@@ -252,7 +198,8 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
             ("rule", json!("other_supplier")),
             ("literal_threshold", json!(THRESHOLD)),
             ("sensitivity", json!(s)),
-            ("baseline", json!("same_organ_close_value_and_date")),
+            ("baseline", json!("same_process_close_value_and_date")),
+            ("process", json!(primary.process_number)),
             ("similarity", json!(round4(max_sim))),
             ("organ", json!(primary.organ.code)),
             ("suppliers", json!(docs)),
@@ -263,5 +210,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], organ_contracts: usize
             ("max_days", json!(MAX_DAYS)),
         ],
     }
-    .build()
+    .build();
+    a.severity = a.severity.min(Severity::Medium);
+    a
 }

@@ -1,10 +1,13 @@
 //! `learned_outlier`: a contract unlike any group of contracts the data has, by a model
 //! learned from the data itself (linfa k-means).
 //!
-//! Each contract becomes a feature row: its value as a robust z-score of `ln(value)` within
-//! its object category (winsorised at +-2: prices far from their peers are `price_zscore`'s
-//! business), the robust z-score of `ln(duration in days)` (validity end minus start), and its
-//! purchase modality (one column per frequent modality). k-means with up to 12 clusters is
+//! Only contracts with a learned peer group ([`super::peer_groups`]) of at least
+//! [`MIN_PEERS`] scorable contracts are scored: an outlier is unusual *for what it buys*, and
+//! the finding names that group. Each contract becomes a feature row: its value as a robust
+//! z-score of `ln(value)` within its peer group (winsorised at +-2: prices far from their
+//! peers are `price_zscore`'s business), the robust z-score of `ln(duration in days)`
+//! (validity end minus start) within the group, and its purchase modality (one column per
+//! frequent modality). k-means with up to 12 clusters is
 //! fitted on at most 10,000 rows taken at a fixed stride (k-means++ initialisation, fixed
 //! seed), and clusters holding less than 0.5% of those rows are dropped (k-means++ seeds
 //! clusters at far-away points, which would give outliers a centroid of their own); every
@@ -23,10 +26,10 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use super::Detector;
-use super::category::Category;
 use super::common::{FxBuild, contract_ref, organ_ref, round2, round4};
 use super::finding::{Finding, pattern, point};
 use super::learn::Centroids;
+use super::peer_groups::{NO_GROUP, ObjectGroup};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::robust;
 use super::shared::Shared;
@@ -42,6 +45,8 @@ pub const NAME: &str = "learned_outlier";
 pub const DISTANCE: Threshold = Threshold::new(10.0, 3.0, 2.5);
 /// Fewest scorable contracts to learn anything.
 pub const MIN_RECORDS: usize = 200;
+/// Fewest scorable contracts of a learned peer group for its members to be scored.
+pub const MIN_PEERS: usize = 30;
 /// Most clusters.
 pub const MAX_CLUSTERS: usize = 12;
 /// Most rows the model is fitted on.
@@ -57,7 +62,7 @@ pub struct LearnedOutlier;
 
 /// Names of the feature columns.
 fn feature_names(modalities: &[&str]) -> Vec<String> {
-    let mut names = vec!["value_z_in_category".to_string(), "log_duration_z".to_string()];
+    let mut names = vec!["value_z_in_peer_group".to_string(), "log_duration_z_in_peer_group".to_string()];
     names.extend(modalities.iter().map(|m| format!("modality: {m}")));
     names.push("modality: other".to_string());
     names
@@ -78,12 +83,11 @@ impl Detector for LearnedOutlier {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let cs = &ds.contracts;
-        let all_cats = sh.categories(cancel)?;
+        let objects = sh.object_groups(cancel)?;
         let mut rows: Vec<u32> = Vec::new();
         let mut logs = Vec::new();
-        let mut cats = Vec::new();
+        let mut groups = Vec::new();
         let mut durations = Vec::new();
-        let mut mod_count: HashMap<&str, usize, FxBuild> = HashMap::default();
         for (i, c) in cs.iter().enumerate() {
             if i % 16_384 == 0 {
                 cancel.check()?;
@@ -91,34 +95,60 @@ impl Detector for LearnedOutlier {
             let v = c.value();
             let (Some(from), Some(until)) = (c.valid_from, c.valid_until) else { continue };
             let days = (until - from).num_days();
-            if !(v > 0.0 && v.is_finite()) || days <= 0 {
+            let group = objects.group_of[i];
+            if !(v > 0.0 && v.is_finite()) || days <= 0 || group == NO_GROUP {
                 continue;
             }
             rows.push(i as u32);
             logs.push(v.ln());
-            cats.push(all_cats[i].index() as u8);
+            groups.push(group);
             durations.push((days as f64).ln());
-            *mod_count.entry(c.modality.as_str()).or_default() += 1;
         }
+        // Only contracts with a peer group of their own are scored: value and duration are
+        // standardised within it (what a contract costs and lasts depends on what it buys).
+        let mut by_group: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); objects.groups.len()];
+        for k in 0..rows.len() {
+            let g = &mut by_group[groups[k] as usize];
+            g.0.push(logs[k]);
+            g.1.push(durations[k]);
+        }
+        let keep: Vec<bool> = (0..rows.len()).map(|k| by_group[groups[k] as usize].0.len() >= MIN_PEERS).collect();
+        let mut at = 0;
+        for k in 0..rows.len() {
+            if keep[k] {
+                rows[at] = rows[k];
+                logs[at] = logs[k];
+                groups[at] = groups[k];
+                durations[at] = durations[k];
+                at += 1;
+            }
+        }
+        rows.truncate(at);
+        logs.truncate(at);
+        groups.truncate(at);
+        durations.truncate(at);
         if rows.len() < MIN_RECORDS {
             return Ok(Vec::new());
         }
-        let mut by_cat: Vec<Vec<f64>> = vec![Vec::new(); Category::ALL.len()];
-        for (l, c) in logs.iter().zip(&cats) {
-            by_cat[usize::from(*c)].push(*l);
+        let stats: Vec<((f64, f64), (f64, f64))> = by_group
+            .iter()
+            .map(
+                |(v, d)| if v.len() >= MIN_PEERS { (robust(v, 0.1), robust(d, 0.1)) } else { ((0.0, 1.0), (0.0, 1.0)) },
+            )
+            .collect();
+        let mut mod_count: HashMap<&str, usize, FxBuild> = HashMap::default();
+        for &i in &rows {
+            *mod_count.entry(cs[i as usize].modality.as_str()).or_default() += 1;
         }
-        let cat_stats: Vec<(f64, f64)> =
-            by_cat.iter().map(|v| if v.is_empty() { (0.0, 1.0) } else { robust(v, 0.1) }).collect();
-        let (dur_median, dur_sigma) = robust(&durations, 0.1);
         let mut modalities: Vec<(&str, usize)> = mod_count.into_iter().collect();
         modalities.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let columns: Vec<&str> = modalities.iter().take(MODALITY_COLUMNS).map(|m| m.0).collect();
         let dim = 2 + columns.len() + 1;
         let mut features = Vec::with_capacity(rows.len() * dim);
         for (k, &i) in rows.iter().enumerate() {
-            let (m, s) = cat_stats[usize::from(cats[k])];
+            let ((m, s), (dm, ds)) = stats[groups[k] as usize];
             features.push(((logs[k] - m) / s).clamp(-VALUE_CAP, VALUE_CAP));
-            features.push((durations[k] - dur_median) / dur_sigma);
+            features.push((durations[k] - dm) / ds);
             let modality = cs[i as usize].modality.as_str();
             let col = columns.iter().position(|c| *c == modality).unwrap_or(columns.len());
             features.extend((0..=columns.len()).map(|c| if c == col { 1.0 } else { 0.0 }));
@@ -155,7 +185,9 @@ impl Detector for LearnedOutlier {
                 .zip(row.iter().zip(model.centroid(c)))
                 .map(|(n, (x, m))| (n.clone(), (x - m) * (x - m)))
                 .collect();
-            let case = Case { index: rows[k] as usize, cluster: c, distance: d, row, centroid: model.centroid(c) };
+            let group = &objects.groups[groups[k] as usize];
+            let case =
+                Case { index: rows[k] as usize, cluster: c, distance: d, row, centroid: model.centroid(c), group };
             out.push(anomaly(ds, &case, &names, &contributions, (t, contamination), confidence, p.sensitivity));
         }
         Ok(out)
@@ -169,6 +201,7 @@ struct Case<'a> {
     distance: f64,
     row: &'a [f64],
     centroid: &'a [f64],
+    group: &'a ObjectGroup,
 }
 
 fn anomaly(
@@ -248,7 +281,12 @@ fn anomaly(
         method: "kmeans_nearest_centroid_distance",
         score: case.distance,
         contamination,
-        peer: Some(json!({"baseline": "kmeans_cluster", "cluster": case.cluster})),
+        peer: Some(json!({
+            "baseline": "kmeans_cluster",
+            "cluster": case.cluster,
+            "peer_group": case.group.terms,
+            "peer_size": case.group.size,
+        })),
         regulatory: None,
         factors: ranked
             .iter()
@@ -262,6 +300,8 @@ fn anomaly(
             ("sensitivity", json!(sensitivity)),
             ("baseline", json!("kmeans_cluster")),
             ("main_feature", json!(top)),
+            ("peer_group", json!(case.group.terms)),
+            ("peer_size", json!(case.group.size)),
             ("value", json!(round2(c.value()))),
         ],
     }

@@ -38,7 +38,8 @@ fn contracts_lasting_two_days_stand_out_from_every_cluster() {
     assert_eq!(ids, vec!["short1", "short2"]);
     let a = &found[0];
     assert_eq!(a.kind, AnomalyType::PatternAnomaly);
-    assert_eq!(a.technical_details["main_feature"], "log_duration_z");
+    assert_eq!(a.technical_details["main_feature"], "log_duration_z_in_peer_group");
+    assert_eq!(a.technical_details["peer_group"], json!(["limpeza", "predial"]));
     assert_eq!(a.technical_details["duration_days"], 2);
     assert!(a.technical_details["distance"].as_f64().unwrap() > DISTANCE.at(0.7));
 }
@@ -49,4 +50,15 @@ fn ordinary_contracts_and_small_datasets_raise_nothing() {
     assert!(LearnedOutlier.run(&ds, &DetectionParams::default(), &CancelFlag::new()).unwrap().is_empty());
     let small = Dataset::from_contracts(ordinary(MIN_RECORDS - 1));
     assert!(LearnedOutlier.run(&small, &DetectionParams::default(), &CancelFlag::new()).unwrap().is_empty());
+}
+
+#[test]
+fn a_contract_without_a_peer_group_is_not_scored() {
+    let mut cs = ordinary(800);
+    let mut odd = contract("odd", "OBJETO SINGULAR NUNCA VISTO", "S1", "26000", 100_000.0, (2024, 5, 3));
+    odd.valid_until = odd.valid_from.map(|d| d + Days::new(2));
+    cs.push(odd);
+    let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
+    let found = LearnedOutlier.run(&Dataset::from_contracts(cs), &all, &CancelFlag::new()).unwrap();
+    assert!(found.iter().all(|a| a.affected_entities.primary.id != "odd"));
 }

@@ -1,15 +1,20 @@
-//! `price_zscore`: a contract whose value is out of line with its peers.
+//! `price_zscore`: a contract whose price is out of line with its peers.
 //!
-//! Contract values are heavily right-skewed, so every score is taken on `ln(value)` and within
-//! a peer baseline: the object category (from the object text) and the purchase modality;
-//! groups with fewer than 30 contracts fall back to the category alone, then to all contracts
-//! (see [`super::price_baselines`]). Two rules, each with a threshold sensitivity `s` moves
-//! (see [`super::sensitivity`]):
+//! Price is about price. Where a contract lists its items with quantities, its unit prices are
+//! compared with the same catalogue item in other contracts ([`super::price_items`]).
+//! Otherwise its total is compared within its learned peer group
+//! ([`super::peer_groups`]: contracts whose object texts say they buy the same thing, learned
+//! from the dataset's own texts, with the purchase modality when the group is large enough;
+//! see [`super::price_groups`]), and only when the group holds at least 30 contracts whose
+//! totals have a central mass; a contract unlike enough others, a secret or boilerplate
+//! object, gives no finding. Contract values are heavily right-skewed, so every score is taken
+//! on `ln(value)`. Two rules, each with a threshold sensitivity `s` moves (see
+//! [`super::sensitivity`]):
 //!
 //! - robust (the calibrated default): the peer z-score `rz = (ln v - median) / (1.4826 MAD)`
 //!   must exceed `T(s)` = 6.0 (s = 0), 2.4 (s = 0.7) and 1.5 (s = 1), and the contract must
 //!   also stand out from where its supplier usually prices, `ez > T(s) - 1`: `ez` is the
-//!   z-score of `ln(v / peer median)` against the supplier's own contracts in the category
+//!   z-score of `ln(v / peer median)` against the supplier's own contracts in the group
 //!   (at least 5, spread shrunk towards the peers'), or, for a supplier with fewer, against the
 //!   cluster of suppliers its other contracts price like (k-means over supplier median and
 //!   spread, Rosie's fallback), or the peer group alone when it has no other contract. The
@@ -17,23 +22,24 @@
 //!   high; it never adds a flag.
 //! - literal (the spec's rule of [1]): the classic z-score of `ln v` (mean and standard
 //!   deviation of the peer baseline) must exceed `L(s)` = 8.0 (s = 0), 4.0 (s = 0.7) and the
-//!   spec's 1.5 (s = 1). At s = 1 both rules use 1.5 and flag several percent of clean
-//!   contracts; at 0.7 the robust rule alone decides on planted data (precision and recall
-//!   above 0.9).
+//!   spec's 1.5 (s = 1).
 //!
 //! Confidence = `margin_confidence(score - threshold, 0.75)` of the rule that fired (the larger
-//! if both), times 0.97 for a category baseline or 0.8 for the global one (so global-baseline
-//! findings only show below the default confidence threshold) and 0.95 for baselines of fewer
+//! if both), times 0.97 for a group baseline of mixed modalities and 0.95 for baselines of fewer
 //! than 50 contracts. Severity from [`super::common::severity`]; the money at stake is the
-//! value above the peer median. Complexity: linear in the contracts plus k-means over the
-//! suppliers (fitted on at most 20,000 of them). The value judged is `valorInicialCompra`, the
-//! price agreed at signing (amendments are `compliance_rules`' business).
+//! value above the peer median. The evidence names the group (its defining terms, size,
+//! median), the contract's ratio to the median and the supplier baseline. Complexity: linear in
+//! the contracts plus the learned groups (near-linear, shared with other detectors) and k-means
+//! over the suppliers (fitted on at most 20,000 of them). The value judged is
+//! `valorInicialCompra`, the price agreed at signing (amendments are `compliance_rules`'
+//! business).
 
 use serde_json::json;
 
 use super::Detector;
 use super::common::{contract_ref, details, iso, round2, round4, severity};
 use super::price_baselines::{Baselines, Entity, Group, Level, price_of};
+use super::price_items::{self, ItemBaselines};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
@@ -79,9 +85,8 @@ struct Flag {
 /// Confidence multiplier of a baseline: coarser and smaller baselines say less.
 pub fn baseline_factor(level: Level, size: usize) -> f64 {
     let level = match level {
-        Level::PeerGroup => 1.0,
-        Level::Category => 0.97,
-        Level::Global => 0.8,
+        Level::GroupModality => 1.0,
+        Level::Group => 0.97,
     };
     if size < 50 { level * 0.95 } else { level }
 }
@@ -121,12 +126,20 @@ impl Detector for PriceZScore {
         cancel: &CancelFlag,
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
-        let b = Baselines::build(ds, sh.categories(cancel)?, &sh.suppliers().ids, cancel)?;
+        let b = Baselines::build(ds, sh.object_groups(cancel)?, sh.categories(cancel)?, &sh.suppliers().ids, cancel)?;
+        let items = ds.contracts.iter().any(|c| !c.items.is_empty()).then(|| ItemBaselines::build(ds));
         let mut flags = Vec::new();
+        let mut by_items = Vec::new();
         let mut per_group = vec![0usize; b.groups.len()];
         for i in 0..ds.contracts.len() {
             if i % 8192 == 0 {
                 cancel.check()?;
+            }
+            if let Some(items) = items.as_ref().filter(|it| it.judges(i)) {
+                let t = ROBUST.at(p.sensitivity);
+                let found = items.flags(ds, i, t);
+                by_items.extend(price_items::anomaly(ds, items, i, &found, t, p.sensitivity, p.confidence_threshold));
+                continue;
             }
             if b.group_of[i] == u32::MAX {
                 continue;
@@ -138,7 +151,7 @@ impl Detector for PriceZScore {
                 }
             }
         }
-        let out = flags
+        let mut out: Vec<Anomaly> = flags
             .into_iter()
             .map(|(i, f)| {
                 let g = b.group_of[i] as usize;
@@ -146,6 +159,7 @@ impl Detector for PriceZScore {
                 anomaly(ds, i, &b.groups[g], &f, contamination, p)
             })
             .collect();
+        out.extend(by_items);
         Ok(out)
     }
 }
@@ -172,6 +186,8 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, f: &Flag, contamination: f64, p: &
     td.insert("literal_z_score".into(), json!(round4(f.literal_z)));
     td.insert("entity_z_score".into(), json!(round4(f.entity_z)));
     td.insert("peer_group".into(), json!(g.label));
+    td.insert("peer_terms".into(), json!(g.terms));
+    td.insert("peer_coherence".into(), json!(round4(g.coherence)));
     td.insert("peer_size".into(), json!(g.size));
     td.insert("baseline".into(), json!(g.level.as_str()));
     td.insert("entity_baseline".into(), json!(f.entity.as_str()));
@@ -291,6 +307,8 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, f: &Flag, contamination: f64, p: &
         context: Context {
             peer_comparison: Some(json!({
                 "group": g.label,
+                "terms": g.terms,
+                "coherence": round4(g.coherence),
                 "baseline": g.level.as_str(),
                 "size": g.size,
                 "median": round2(g.median_value),

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use super::category::Category;
 use super::common::FxBuild;
 use super::learn::Centroids;
-pub use super::price_groups::{Group, Level, MIN_GLOBAL, MIN_GROUP, MIN_SIGMA, price_of};
+use super::peer_groups::ObjectGroups;
+pub use super::price_groups::{Group, Level, MIN_GROUP, MIN_SIGMA, price_of};
 use super::price_groups::{MAD_SCALE, PeerGroups, peer_groups, robust};
 use super::shared::{NONE, bucket};
 use super::stats::median_in_place;
@@ -95,25 +96,25 @@ impl Baselines {
     /// Builds every baseline of a dataset.
     pub fn build(
         ds: &Dataset,
+        objects: &ObjectGroups,
         cats: &[Category],
         suppliers: &[u32],
         cancel: &CancelFlag,
     ) -> Result<Baselines, AnalysisError> {
         let n = ds.contracts.len();
-        let n_cat = Category::ALL.len();
-        let PeerGroups { groups, group_of, logs, n_peer } = peer_groups(ds, cats, cancel)?;
+        let PeerGroups { groups, group_of, logs } = peer_groups(ds, objects, cats, cancel)?;
         let mut scratch = Vec::new();
         let ratio: Vec<f64> = (0..n)
             .map(|i| if group_of[i] == u32::MAX { f64::NAN } else { logs[i] - groups[group_of[i] as usize].median_log })
             .collect();
-        // Entities: (supplier, category).
+        // Entities: (supplier, learned object group).
         let mut ids: HashMap<u64, u32, FxBuild> = HashMap::default();
         let entity_of: Vec<u32> = (0..n)
             .map(|i| {
                 if suppliers[i] == NONE || !ratio[i].is_finite() {
                     return u32::MAX;
                 }
-                let key = u64::from(suppliers[i]) * n_cat as u64 + cats[i].index() as u64;
+                let key = (u64::from(suppliers[i]) << 32) | u64::from(objects.group_of[i]);
                 let next = ids.len() as u32;
                 *ids.entry(key).or_insert(next)
             })
@@ -121,11 +122,10 @@ impl Baselines {
         let n_ent = ids.len();
         let (members, estart) = bucket(&entity_of, n_ent);
         let bounds: Vec<(u32, u32)> = (0..n_ent).map(|e| (estart[e], estart[e + 1])).collect();
-        // The spread a supplier's spread is shrunk towards: its category's.
+        // The spread a supplier's spread is shrunk towards: its peers'.
         let cat_sigma = |e: usize| {
             let first = members[bounds[e].0 as usize] as usize;
-            let g = n_peer + cats[first].index();
-            if groups[g].size >= 2 { groups[g].sigma } else { groups[group_of[first] as usize].sigma }
+            groups[group_of[first] as usize].sigma
         };
         let mut own = Vec::with_capacity(n_ent);
         let mut features = Vec::new();

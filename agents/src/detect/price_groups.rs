@@ -1,24 +1,31 @@
-//! The peer baselines `price_zscore` compares a contract with: its peer group on the log scale
-//! (median and MAD, plus the mean and standard deviation of the spec's literal rule; at least
-//! 30 contracts of the same object category and modality, else of the category, else all
-//! contracts; an object of unknown category ("outros": generic or unrecognised text) has no
-//! peers and only the global baseline). The supplier baselines built on them are in
-//! [`super::price_baselines`]. Linear in the number of contracts.
+//! The peer baselines `price_zscore` compares a contract's total with: its learned peer group
+//! ([`super::peer_groups`]: contracts whose object texts say they buy the same thing) and
+//! purchase modality, else its peer group alone, each only when it holds at least
+//! [`MIN_GROUP`] contracts *and* its totals are homogeneous (1.4826 MAD of ln(value) at most
+//! [`MAX_SIGMA`]: a group whose values span orders of magnitude with no central mass has no
+//! sound median to compare with, so it gives no finding). There is no global fallback: a
+//! contract unlike enough others, or with a secret or boilerplate object, is not judged. The
+//! keyword lexicon of [`super::category`] only names a group. Statistics on the log scale
+//! (median and MAD, plus the mean and standard deviation of the spec's literal rule). The
+//! supplier baselines built on them are in [`super::price_baselines`]. Linear in the contracts.
 
 use std::collections::HashMap;
 
 use super::category::Category;
 use super::common::FxBuild;
+use super::peer_groups::{NO_GROUP, ObjectGroups};
 use super::shared::bucket;
 use super::stats::median_in_place;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::dataset::Dataset;
 
-/// Smallest group used as a peer or category baseline (a smaller group's spread is too
-/// uncertain for a robust z-score; it falls back to the next coarser baseline).
+/// Smallest group used as a baseline (a smaller group's spread is too uncertain for a robust
+/// z-score).
 pub const MIN_GROUP: usize = 30;
-/// Smallest dataset judged against the global baseline.
-pub const MIN_GLOBAL: usize = 8;
+/// Largest spread (1.4826 MAD of ln(value)) of a group whose totals are compared: beyond it
+/// the middle half of the group spans more than a factor of 5 and the group prices different
+/// things (or different amounts of one thing) under one text.
+pub const MAX_SIGMA: f64 = 1.2;
 /// Floor of every log-scale spread (10%): identical prices must not make any difference huge.
 pub const MIN_SIGMA: f64 = 0.1;
 /// MAD to standard deviation under normality.
@@ -27,21 +34,18 @@ pub(super) const MAD_SCALE: f64 = 1.4826;
 /// How coarse a contract's peer baseline is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
-    /// Same object category and modality.
-    PeerGroup,
-    /// Same object category (the peer group was too small).
-    Category,
-    /// Every contract (the category was too small).
-    Global,
+    /// Same learned object group and modality.
+    GroupModality,
+    /// Same learned object group, any modality (too few of the same modality).
+    Group,
 }
 
 impl Level {
     /// Stable name for the evidence.
     pub fn as_str(self) -> &'static str {
         match self {
-            Level::PeerGroup => "peer_group",
-            Level::Category => "category",
-            Level::Global => "global",
+            Level::GroupModality => "peer_group",
+            Level::Group => "object_group",
         }
     }
 }
@@ -65,19 +69,27 @@ pub struct Group {
     pub std_log: f64,
     /// Median value in R$.
     pub median_value: f64,
+    /// The learned group's defining terms.
+    pub terms: Vec<String>,
+    /// Mean cosine similarity of the learned group's members to its leader.
+    pub coherence: f64,
+}
+
+impl Group {
+    /// Whether the group's values have a central mass to compare with ([`MAX_SIGMA`]).
+    pub fn homogeneous(&self) -> bool {
+        self.size >= MIN_GROUP && self.sigma <= MAX_SIGMA
+    }
 }
 
 /// Every contract's peer baseline.
 pub struct PeerGroups {
-    /// Peer baselines: the peer groups (category x modality), then the categories, then the
-    /// global group.
+    /// Peer baselines: (learned group, modality) or learned group.
     pub groups: Vec<Group>,
     /// Per contract: its baseline in `groups`, `u32::MAX` when it is not judged.
     pub group_of: Vec<u32>,
     /// Per contract: ln(value), NaN when the value is not positive.
     pub logs: Vec<f64>,
-    /// How many peer groups there are (the categories' baselines follow them).
-    pub n_peer: usize,
 }
 
 /// The price a contract is judged on: `valorInicialCompra`, the price agreed at signing
@@ -111,8 +123,14 @@ fn intern<'a>(keys: impl Iterator<Item = &'a str>) -> (Vec<u32>, Vec<&'a str>) {
     (out, names)
 }
 
-/// Builds every peer baseline of a dataset.
-pub fn peer_groups(ds: &Dataset, cats: &[Category], cancel: &CancelFlag) -> Result<PeerGroups, AnalysisError> {
+/// Builds every peer baseline of a dataset from its learned object groups; `cats` only names
+/// the groups.
+pub fn peer_groups(
+    ds: &Dataset,
+    objects: &ObjectGroups,
+    cats: &[Category],
+    cancel: &CancelFlag,
+) -> Result<PeerGroups, AnalysisError> {
     let cs = &ds.contracts;
     let n = cs.len();
     let mut logs = Vec::with_capacity(n);
@@ -124,67 +142,84 @@ pub fn peer_groups(ds: &Dataset, cats: &[Category], cancel: &CancelFlag) -> Resu
         logs.push(if v > 0.0 && v.is_finite() { v.ln() } else { f64::NAN });
     }
     let (mods, mod_names) = intern(cs.iter().map(|c| c.modality.as_str()));
-    let n_cat = Category::ALL.len();
-    let n_peer = n_cat * mod_names.len();
-    let peer_key = |i: usize| (cats[i].index() * mod_names.len() + mods[i] as usize) as u32;
-    let mut peer_count = vec![0usize; n_peer];
-    let mut cat_count = vec![0usize; n_cat];
-    let mut valid = 0usize;
-    for i in (0..n).filter(|&i| logs[i].is_finite()) {
-        peer_count[peer_key(i) as usize] += 1;
-        cat_count[cats[i].index()] += 1;
-        valid += 1;
+    let valid = |i: usize| logs[i].is_finite() && objects.group_of[i] != NO_GROUP;
+    // Candidate baselines: (object group, modality), then the object group alone.
+    let mut pair_count: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
+    let mut group_count = vec![0usize; objects.groups.len()];
+    for i in (0..n).filter(|&i| valid(i)) {
+        *pair_count.entry((objects.group_of[i], mods[i])).or_default() += 1;
+        group_count[objects.group_of[i] as usize] += 1;
     }
-    // Group ids: peer groups, then categories, then the global group.
-    let global = (n_peer + n_cat) as u32;
-    let group_of: Vec<u32> = (0..n)
+    let mut ids: HashMap<(u32, u32), u32, FxBuild> = HashMap::default();
+    let mut keys: Vec<(u32, u32)> = Vec::new();
+    let group_key = u32::MAX;
+    let candidate: Vec<u32> = (0..n)
         .map(|i| {
-            if !logs[i].is_finite() {
-                u32::MAX
-            } else if cats[i] != Category::Outros && peer_count[peer_key(i) as usize] >= MIN_GROUP {
-                peer_key(i)
-            } else if cats[i] != Category::Outros && cat_count[cats[i].index()] >= MIN_GROUP {
-                (n_peer + cats[i].index()) as u32
-            } else if valid >= MIN_GLOBAL {
-                global
-            } else {
-                u32::MAX
+            if !valid(i) {
+                return u32::MAX;
             }
+            let g = objects.group_of[i];
+            let key = if pair_count[&(g, mods[i])] >= MIN_GROUP {
+                (g, mods[i])
+            } else if group_count[g as usize] >= MIN_GROUP {
+                (g, group_key)
+            } else {
+                return u32::MAX;
+            };
+            let next = keys.len() as u32;
+            *ids.entry(key).or_insert_with(|| {
+                keys.push(key);
+                next
+            })
         })
         .collect();
     cancel.check()?;
-    // Every baseline's statistics are over all its members, not only the contracts that
-    // end up judged against it.
-    let peer_keys: Vec<u32> = (0..n).map(|i| if logs[i].is_finite() { peer_key(i) } else { u32::MAX }).collect();
-    let cat_keys: Vec<u32> =
-        (0..n).map(|i| if logs[i].is_finite() { cats[i].index() as u32 } else { u32::MAX }).collect();
-    let all_keys: Vec<u32> = (0..n).map(|i| if logs[i].is_finite() { 0 } else { u32::MAX }).collect();
-    let (peer_order, peer_start) = bucket(&peer_keys, n_peer);
-    let (cat_order, cat_start) = bucket(&cat_keys, n_cat);
-    let (all_order, _) = bucket(&all_keys, 1);
-    let mut groups = Vec::with_capacity(n_peer + n_cat + 1);
+    // A baseline's statistics are over every contract of its key, not only those judged by it:
+    // a group-level baseline holds the group's contracts of every modality.
+    let object_key: Vec<u32> = (0..n).map(|i| if valid(i) { objects.group_of[i] } else { u32::MAX }).collect();
+    let (order, start) = bucket(&object_key, objects.groups.len());
+    let mut groups = Vec::with_capacity(keys.len());
     let mut scratch = Vec::new();
-    for g in 0..=n_peer + n_cat {
-        let (label, level, idx) = if g < n_peer {
-            let c = Category::ALL[g / mod_names.len()];
-            let idx = &peer_order[peer_start[g] as usize..peer_start[g + 1] as usize];
-            (format!("{} / {}", c.label(), mod_names[g % mod_names.len()]), Level::PeerGroup, idx)
-        } else if g < n_peer + n_cat {
-            let k = g - n_peer;
-            let idx = &cat_order[cat_start[k] as usize..cat_start[k + 1] as usize];
-            (Category::ALL[k].label().to_string(), Level::Category, idx)
+    let mut idx: Vec<u32> = Vec::new();
+    for &(g, m) in &keys {
+        idx.clear();
+        let members = &order[start[g as usize] as usize..start[g as usize + 1] as usize];
+        idx.extend(members.iter().filter(|&&i| m == group_key || mods[i as usize] == m));
+        let og = &objects.groups[g as usize];
+        let name = group_name(og, &idx, cats);
+        let (label, level) = if m == group_key {
+            (name, Level::Group)
         } else {
-            ("todos os contratos".to_string(), Level::Global, &all_order[..])
+            (format!("{name} / {}", mod_names[m as usize]), Level::GroupModality)
         };
-        let judged = idx.iter().any(|&i| group_of[i as usize] == g as u32);
-        groups.push(if judged || level == Level::Category {
-            group_stats(label, level, idx, &logs, &mut scratch)
-        } else {
-            group_stats(label, level, &[], &logs, &mut scratch)
-        });
+        let mut stats = group_stats(label, level, &idx, &logs, &mut scratch);
+        stats.terms = og.terms.clone();
+        stats.coherence = og.coherence;
+        groups.push(stats);
     }
+    // Only homogeneous baselines judge.
+    let group_of: Vec<u32> = candidate
+        .iter()
+        .map(|&k| if k != u32::MAX && groups[k as usize].homogeneous() { k } else { u32::MAX })
+        .collect();
     cancel.check()?;
-    Ok(PeerGroups { groups, group_of, logs, n_peer })
+    Ok(PeerGroups { groups, group_of, logs })
+}
+
+/// A group's name: its defining terms, and the lexicon's category when most members have it.
+fn group_name(og: &super::peer_groups::ObjectGroup, idx: &[u32], cats: &[Category]) -> String {
+    let terms = og.terms.join(", ");
+    let mut counts = [0usize; Category::ALL.len()];
+    for &i in idx {
+        counts[cats[i as usize].index()] += 1;
+    }
+    let (best, count) = counts.iter().enumerate().max_by_key(|&(k, c)| (*c, std::cmp::Reverse(k))).unwrap_or((0, &0));
+    let cat = Category::ALL[best];
+    if cat != Category::Outros && *count * 5 >= idx.len() * 3 {
+        format!("{} ({terms})", cat.label())
+    } else {
+        format!("objetos com \"{terms}\"")
+    }
 }
 
 fn group_stats(label: String, level: Level, idx: &[u32], logs: &[f64], scratch: &mut Vec<f64>) -> Group {
@@ -199,6 +234,8 @@ fn group_stats(label: String, level: Level, idx: &[u32], logs: &[f64], scratch: 
             mean_log: f64::NAN,
             std_log: 0.0,
             median_value: f64::NAN,
+            terms: Vec::new(),
+            coherence: 0.0,
         };
     }
     scratch.clear();
@@ -211,5 +248,16 @@ fn group_stats(label: String, level: Level, idx: &[u32], logs: &[f64], scratch: 
     };
     let std_log = if var.sqrt() > 1e-9 { var.sqrt() } else { 0.0 };
     let (median_log, sigma) = robust(scratch);
-    Group { label, level, size, median_log, sigma, mean_log, std_log, median_value: median_log.exp() }
+    Group {
+        label,
+        level,
+        size,
+        median_log,
+        sigma,
+        mean_log,
+        std_log,
+        median_value: median_log.exp(),
+        terms: Vec::new(),
+        coherence: 0.0,
+    }
 }

@@ -80,19 +80,21 @@ fn equal_or_evenly_spread_prices_raise_nothing_at_the_defaults() {
 }
 
 #[test]
-fn small_peer_groups_fall_back_to_the_category_then_to_all_contracts() {
+fn a_rare_modality_falls_back_to_the_learned_group_and_nothing_has_a_global_baseline() {
+    // Changed with issue [4]: there is no category or global fallback any more; the baseline is
+    // the learned object group (with its modality when it has enough contracts).
     let mut cs = medicines(40);
     let mut odd = contract("555", "AQUISIÇÃO DE MEDICAMENTOS", "00000000000555", "36000", 2_000_000.0, (2024, 1, 9));
     odd.modality = arcstr::literal!("Dispensa de Licitação");
     cs.push(odd);
     let found = run(cs, &DetectionParams::default());
     assert_eq!(found.len(), 1);
-    assert_eq!(found[0].technical_details["baseline"], "category");
-    let mut mixed: Vec<Contract> = (0..12)
+    assert_eq!(found[0].technical_details["baseline"], "object_group");
+    let mut mixed: Vec<Contract> = (0..40)
         .map(|i| {
             contract(
                 &format!("{i}"),
-                &format!("ITEM DIVERSO {i}"),
+                &format!("ITEM DIVERSO NUMERO {i}"),
                 "1",
                 "36000",
                 50_000.0 + i as f64 * 1000.0,
@@ -102,11 +104,127 @@ fn small_peer_groups_fall_back_to_the_category_then_to_all_contracts() {
         .collect();
     mixed.push(contract("big", "AQUISIÇÃO DE MEDICAMENTOS", "2", "36000", 5_000_000.0, (2024, 2, 1)));
     let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
-    let found = run(mixed.clone(), &all);
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].technical_details["baseline"], "global");
-    assert!(found[0].confidence < 0.8, "a global baseline of 13 contracts says less");
-    assert!(run(mixed, &DetectionParams::default()).is_empty());
+    assert!(run(mixed, &all).is_empty(), "a contract unlike any group is not judged");
+}
+
+#[test]
+fn a_group_whose_values_span_orders_of_magnitude_gives_no_price_finding() {
+    let mut cs: Vec<Contract> = (0..60)
+        .map(|i| {
+            let v = 1_000.0 * 10f64.powf((i % 5) as f64);
+            contract(&format!("{i}"), "AQUISIÇÃO DE MEDICAMENTOS", &format!("S{i}"), "36000", v, (2024, 2, 1))
+        })
+        .collect();
+    cs.push(contract("big", "AQUISIÇÃO DE MEDICAMENTOS", "B", "36000", 900_000_000.0, (2024, 2, 1)));
+    let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
+    assert!(run(cs, &all).is_empty());
+}
+
+#[test]
+fn an_unseen_vocabulary_gives_the_same_price_findings() {
+    use crate::detect::peer_groups::tests::{mixed_objects, rename};
+    let objects = mixed_objects(150);
+    let build = |objects: &[String]| -> Vec<Contract> {
+        let mut cs: Vec<Contract> = objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let base = [80_000.0, 20_000.0, 150_000.0][i % 3];
+                let v = base * (1.0 + 0.05 * ((i * 7) % 9) as f64);
+                contract(&i.to_string(), o, &format!("S{}", i % 17), "26000", v, (2024, 1, 1 + (i % 28) as u32))
+            })
+            .collect();
+        cs[4].initial_value = 400_000.0;
+        cs[4].final_value = 400_000.0;
+        cs
+    };
+    let mut vocab = std::collections::HashMap::new();
+    let renamed: Vec<String> = objects.iter().map(|o| rename(o, &mut vocab)).collect();
+    let ids = |v: Vec<Anomaly>| v.into_iter().map(|a| a.id).collect::<Vec<_>>();
+    let (a, b) = (
+        ids(run(build(&objects), &DetectionParams::default())),
+        ids(run(build(&renamed), &DetectionParams::default())),
+    );
+    assert_eq!(a, vec!["price_zscore-4".to_string()]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn secret_contracts_have_no_peer_group() {
+    let mut cs: Vec<Contract> = (0..40)
+        .map(|i| {
+            contract(
+                &i.to_string(),
+                "Informação protegida por sigilo nos termos da legislação vigente",
+                "-11",
+                "30000",
+                10_000.0 * (1.0 + 0.01 * i as f64),
+                (2024, 1, 1),
+            )
+        })
+        .collect();
+    cs.push(contract(
+        "x",
+        "Informação protegida por sigilo nos termos da legislação vigente",
+        "-11",
+        "30000",
+        9e6,
+        (2024, 1, 1),
+    ));
+    assert!(run(cs, &DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() }).is_empty());
+}
+
+/// A contract buying `quantity` units of one catalogue item at `unit` each.
+fn with_item(id: &str, description: &str, quantity: f64, unit: f64) -> Contract {
+    let mut c = contract(id, "Objeto: AQUISIÇÃO DE GÊNEROS ALIMENTÍCIOS", id, "26000", quantity * unit, (2024, 1, 10));
+    c.items = vec![crate::model::amendment::ContractItem {
+        code: format!("{id}-1").into(),
+        description: description.into(),
+        complement: "".into(),
+        quantity,
+        value: unit,
+    }];
+    c
+}
+
+#[test]
+fn twenty_units_are_not_overpriced_against_two_units() {
+    // Totals differ tenfold, unit prices are alike: nothing to report.
+    let mut cs: Vec<Contract> = (0..30)
+        .map(|i| with_item(&format!("c{i}"), "FRUTA", 2.0 + (i % 3) as f64, 5.0 + 0.1 * (i % 7) as f64))
+        .collect();
+    cs.push(with_item("many", "FRUTA", 200.0, 5.2));
+    let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
+    assert!(run(cs.clone(), &all).is_empty());
+    // The same quantity at ten times the unit price is a finding, with the excess as money at stake.
+    cs.push(with_item("dear", "FRUTA", 3.0, 52.0));
+    let found = run(cs, &DetectionParams::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let a = &found[0];
+    assert_eq!(a.affected_entities.primary.id, "dear");
+    assert_eq!(a.technical_details["baseline"], "catalogue_item");
+    assert_eq!(a.technical_details["peer_group"], "FRUTA");
+    assert!((a.value_at_stake() - 3.0 * (52.0 - 5.3)).abs() < 1.0, "{}", a.value_at_stake());
+}
+
+#[test]
+fn real_portal_items_are_priced_per_unit() {
+    // Lines of the Portal's 2024-01 ItemCompra file: `Valor Item` is the unit price (quantity x
+    // value adds up to the contract's Valor Inicial Compra).
+    let mut c = with_item("000012021", "SERVIÇOS DE GERENCIAMENTO DE SISTEMAS COMPUTACIONAIS", 1000.0, 530.0);
+    c.items.push(crate::model::amendment::ContractItem {
+        code: "1539780500021202000002".into(),
+        description: "EQUIPAMENTO SEGURANÇA REDE".into(),
+        complement: "".into(),
+        quantity: 1.0,
+        value: 400_827.75,
+    });
+    c.initial_value = 1000.0 * 530.0 + 400_827.75;
+    c.final_value = c.initial_value;
+    assert_eq!(super::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
+    // A source giving item totals instead: the unit price is the total over the quantity.
+    c.items[0].value = 530_000.0;
+    assert_eq!(super::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use chrono::Datelike;
 use super::category::{Category, categorise};
 use super::common::FxBuild;
 use super::contract_text::{may_name_brand, specificity};
+use super::peer_groups::{ObjectGroups, learn};
 use super::series::{Grid, OrganMonths, organ_months};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::findings::FindingsCache;
@@ -124,6 +125,7 @@ pub struct Shared<'a> {
     suppliers: OnceLock<Interned<'a>>,
     organs: OnceLock<Interned<'a>>,
     organ_years: OnceLock<Vec<OrganYear<'a>>>,
+    object_groups: OnceLock<ObjectGroups>,
 }
 
 /// The contracts of one organ in one signing year.
@@ -155,6 +157,7 @@ impl<'a> Shared<'a> {
             suppliers: OnceLock::new(),
             organs: OnceLock::new(),
             organ_years: OnceLock::new(),
+            object_groups: OnceLock::new(),
         }
     }
 
@@ -187,6 +190,14 @@ impl<'a> Shared<'a> {
             Some(across) => across.texts.get_or_init(compute),
             None => self.texts.get_or_init(compute),
         })
+    }
+
+    /// The peer groups learned from the object texts and item descriptions
+    /// ([`super::peer_groups`]). Built without cancellation inside, so a cancelled first caller
+    /// never leaves a half-built value for the others.
+    pub fn object_groups(&self, cancel: &CancelFlag) -> Result<&ObjectGroups, AnalysisError> {
+        cancel.check()?;
+        Ok(self.object_groups.get_or_init(|| learn(self.ds, &CancelFlag::new()).unwrap_or_default()))
     }
 
     /// Dense ids of the supplier documents.

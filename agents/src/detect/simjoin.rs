@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use chrono::Datelike;
 
 use super::common::FxBuild;
+use super::doc_freq::DocFreq;
 use super::duplicates::{MAX_DAYS, THRESHOLD, VALUE_TOLERANCE};
+use super::object_signature::is_uninformative;
 use crate::model::dataset::Dataset;
 use crate::text::for_each_word_hash;
 
@@ -25,6 +27,9 @@ pub struct Pair {
     pub value_diff: f64,
     /// Days between the signing dates, when both are known.
     pub days: Option<i64>,
+    /// How specific the rarest word the two objects share is within the dataset (1 without a
+    /// frequency table; see [`super::doc_freq`]).
+    pub specificity: f64,
 }
 
 /// Jaccard index of two sets given as sorted, deduplicated slices.
@@ -100,7 +105,7 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
     bounds.clear();
     // The run's contracts are scattered over the dataset: gather their texts first and touch
     // each one (independent loads the processor overlaps) before the long tokenising loop.
-    let objects: Vec<&str> = run.iter().map(|&i| ds.contracts[i].object.as_str()).collect();
+    let objects: Vec<&str> = run.iter().map(|&i| object_text(&ds.contracts[i].object)).collect();
     let touched = objects.iter().fold(0u8, |acc, o| acc ^ o.as_bytes().first().copied().unwrap_or(0));
     std::hint::black_box(touched);
     if run.len() >= TWO_PASS_FROM {
@@ -147,6 +152,13 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
     }
 }
 
+/// The text an object is compared on: nothing for an object that says nothing about the
+/// purchase (the secret-information notice, "não se aplica"; such texts are short, so longer
+/// ones are not checked).
+fn object_text(object: &str) -> &str {
+    if object.len() < 120 && is_uninformative(object) { "" } else { object }
+}
+
 /// Runs at least this long are tokenised twice instead of held whole ([`word_sets`]).
 const TWO_PASS_FROM: usize = 60_000;
 /// Largest word-frequency table.
@@ -174,9 +186,11 @@ fn close_set(flat: &mut Vec<u64>, bounds: &mut Vec<(usize, usize)>, first: usize
 /// Which pairs of similar objects count as duplicates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Closeness {
-    /// Runs of one supplier: values or signing dates close.
+    /// Runs of one supplier: the same organ, values or signing dates close, and not two units
+    /// drawing on one ata de registro de preços.
     ValueOrDate,
-    /// Runs of one organ over a few months: different suppliers, values and dates both close.
+    /// Runs of one purchase process: different suppliers, values and dates both close, not an
+    /// ata de registro de preços (which is meant to be shared).
     OtherSupplier,
 }
 
@@ -189,10 +203,16 @@ pub enum Closeness {
 /// sets above the threshold must meet there, and the first shared word's positions bound the
 /// overlap, which prunes most candidates before any similarity is computed. Objects with fewer
 /// than [`MIN_WORDS`] content words take no part.
-pub fn pairs_in(ds: &Dataset, run: &[usize], closeness: Closeness, scratch: &mut Scratch) -> Vec<Pair> {
+pub fn pairs_in(
+    ds: &Dataset,
+    run: &[usize],
+    closeness: Closeness,
+    df: Option<&DocFreq>,
+    scratch: &mut Scratch,
+) -> Vec<Pair> {
     word_sets(ds, run, scratch);
     let all: Vec<usize> = (0..run.len()).collect();
-    join(ds, run, &all, closeness, scratch)
+    join(ds, run, &all, closeness, df, scratch)
 }
 
 /// The word sets of a run's objects, tokenised once, for several [`join`]s over parts of it.
@@ -207,6 +227,7 @@ pub fn join(
     run: &[usize],
     positions: &[usize],
     closeness: Closeness,
+    df: Option<&DocFreq>,
     scratch: &mut Scratch,
 ) -> Vec<Pair> {
     let cs = &ds.contracts;
@@ -260,10 +281,18 @@ pub fn join(
                 _ => None,
             };
             let (value_close, date_close) = (value_diff <= VALUE_TOLERANCE, apart.is_some_and(|d| d <= MAX_DAYS));
+            let (cy, cx) = (&cs[run[y]], &cs[run[x]]);
             let close = match closeness {
-                Closeness::ValueOrDate => value_close || date_close,
+                Closeness::ValueOrDate => {
+                    (value_close || date_close) && cy.organ.code == cx.organ.code && !one_ata_two_units(cy, cx)
+                }
                 Closeness::OtherSupplier => {
-                    value_close && date_close && cs[run[y]].supplier.document != cs[run[x]].supplier.document
+                    value_close
+                        && date_close
+                        && cy.supplier.document != cx.supplier.document
+                        && !cy.process_number.is_empty()
+                        && cy.process_number == cx.process_number
+                        && !is_price_registration(cy)
                 }
             };
             if !close {
@@ -271,11 +300,49 @@ pub fn join(
             }
             let similarity = jaccard(set(y), tokens);
             if similarity > THRESHOLD {
-                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart });
+                let specificity = df.map_or(1.0, |df| df.specificity(rarest_shared(set(y), tokens, df)));
+                pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart, specificity });
             }
         }
     }
     pairs
+}
+
+/// The fewest texts any word two sets (join keys) share appears in.
+fn rarest_shared(x: &[u64], y: &[u64], df: &DocFreq) -> u32 {
+    let low = |k: u64| k & ((1 << 40) - 1);
+    let (mut i, mut j, mut rarest) = (0, 0, u32::MAX);
+    // The keys are ordered by frequency within the run first, so match on the hash bits.
+    let mut ys: Vec<u64> = y.iter().map(|&k| low(k)).collect();
+    ys.sort_unstable();
+    let mut xs: Vec<u64> = x.iter().map(|&k| low(k)).collect();
+    xs.sort_unstable();
+    while i < xs.len() && j < ys.len() {
+        match xs[i].cmp(&ys[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                rarest = rarest.min(df.df_of_key(xs[i]));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    rarest
+}
+
+/// Whether a contract comes from a price registration (an ata de registro de preços).
+fn is_price_registration(c: &crate::model::contract::Contract) -> bool {
+    c.modality.as_bytes().windows(15).any(|w| w.eq_ignore_ascii_case(b"registro de pre"))
+}
+
+/// Two contracts of one ata de registro de preços signed by different managing units: each unit
+/// buying its share of the ata from the same supplier is how the system works, not a duplicate.
+fn one_ata_two_units(a: &crate::model::contract::Contract, b: &crate::model::contract::Contract) -> bool {
+    (is_price_registration(a) || is_price_registration(b))
+        && !a.unit.code.is_empty()
+        && !b.unit.code.is_empty()
+        && a.unit.code != b.unit.code
 }
 
 /// Groups of mutually connected contracts, each sorted by signing date then id (earliest first).

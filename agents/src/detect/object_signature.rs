@@ -1,0 +1,102 @@
+//! What a contract's texts say it buys, as the learned peer groups ([`super::peer_groups`])
+//! and the duplicate search read them: the content words of the object and of the item
+//! descriptions (catalogue texts such as CATMAT/CATSER are the sharpest signal), hashed, and
+//! the texts that say nothing about the purchase (empty, "não se aplica", the secret-information
+//! notice of classified contracts).
+//!
+//! Numbers, words shorter than three letters and Portuguese function words are left out:
+//! quantities, lot numbers, dates and references differ between purchases of the same thing.
+
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+
+use crate::model::contract::Contract;
+use crate::text::{fold, for_each_word_bytes, is_stopword_bytes};
+
+/// Most terms kept per contract: long objects repeat their boilerplate, and the first words of
+/// the object and of the items name what is bought.
+pub const MAX_TERMS: usize = 40;
+
+/// The hash of one folded word.
+pub fn term_hash(word: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(word);
+    h.finish()
+}
+
+/// Whether a folded word is a term: at least three characters, no digit, not a function word.
+fn is_term(w: &[u8]) -> bool {
+    w.len() >= 3 && !w.iter().any(u8::is_ascii_digit) && !is_stopword_bytes(w)
+}
+
+/// Calls `f` with each term of `text` (folded bytes), in order.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&[u8])) {
+    for_each_word_bytes(text, |w| {
+        if is_term(w) {
+            f(w);
+        }
+        true
+    });
+}
+
+/// Whether an object text says nothing about the purchase: empty or punctuation only, "não se
+/// aplica" / "undefined", or the notice that replaces the object of a classified contract
+/// ("Informação protegida por sigilo nos termos da legislação vigente"). Such objects have no
+/// peer group and are never evidence of a duplicate.
+pub fn is_uninformative(text: &str) -> bool {
+    let folded = fold(text);
+    let core: String = folded.chars().filter(|c| c.is_alphanumeric() || *c == ' ').collect();
+    let core = core.trim().trim_start_matches("objeto").trim();
+    core.is_empty()
+        || matches!(core, "nao se aplica" | "undefined" | "sem informacao" | "nao informado")
+        || core.contains("protegida por sigilo")
+        || core.starts_with("sigiloso")
+}
+
+/// The distinct term hashes of a contract (object, then item descriptions and complements),
+/// in order of first appearance, at most [`MAX_TERMS`], appended to `out`. An uninformative
+/// object contributes nothing (its items still do).
+pub fn contract_terms(c: &Contract, out: &mut Vec<u64>) {
+    let first = out.len();
+    let mut push = |w: &[u8]| {
+        let h = term_hash(w);
+        if out.len() - first < MAX_TERMS && !out[first..].contains(&h) {
+            out.push(h);
+        }
+    };
+    if !is_uninformative(&c.object) {
+        for_each_term(&c.object, &mut push);
+    }
+    for item in &c.items {
+        if !is_uninformative(&item.description) {
+            for_each_term(&item.description, &mut push);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::contract;
+
+    #[test]
+    fn the_secret_notice_and_placeholders_say_nothing_about_the_purchase() {
+        assert!(is_uninformative("Informação protegida por sigilo nos termos da legislação vigente"));
+        assert!(is_uninformative("Objeto: ."));
+        assert!(is_uninformative("Não se aplica"));
+        assert!(is_uninformative(""));
+        assert!(!is_uninformative("Objeto: AQUISIÇÃO DE GÊNEROS ALIMENTÍCIOS DA AGRICULTURA FAMILIAR"));
+    }
+
+    #[test]
+    fn terms_leave_out_numbers_short_words_and_repeats() {
+        let c =
+            contract("1", "AQUISIÇÃO DE 200 RESMAS DE PAPEL A4, PAPEL RECICLADO - LOTE 3", "S", "1", 1.0, (2024, 1, 1));
+        let mut t = Vec::new();
+        contract_terms(&c, &mut t);
+        let expected: Vec<u64> =
+            ["aquisicao", "resmas", "papel", "reciclado", "lote"].iter().map(|w| term_hash(w.as_bytes())).collect();
+        assert_eq!(t, expected);
+    }
+}

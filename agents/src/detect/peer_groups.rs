@@ -1,0 +1,332 @@
+//! Peer groups learned from the data: contracts grouped by what they buy, from the dataset's
+//! own object texts and item descriptions ([`super::object_signature`]), with no keyword
+//! lexicon deciding membership (the lexicon of [`super::category`] may only *name* a group).
+//!
+//! Each contract becomes a TF-IDF vector over its terms: a term's weight is its smoothed
+//! inverse document frequency in the dataset, `ln((1 + N) / (1 + df)) + 1` (boilerplate such
+//! as "contratação" or "serviços", found in most texts, weighs about 1; a term of a few dozen
+//! texts weighs 4 to 8), times a position factor `1 / (1 + p / 6)` for the p-th term of the
+//! object (objects name what is bought first and where, for whom and under which process
+//! later; item descriptions are catalogue texts and keep full weight). Terms no other contract
+//! has (`df < 2`) weigh nothing: they tie the contract to no one. A contract keeps its
+//! [`MAX_VECTOR`] heaviest terms.
+//!
+//! Grouping is leader clustering on cosine similarity (single pass, deterministic): a contract
+//! joins the most similar leader whose cosine is at least [`TAU`], or becomes a leader. Leaders
+//! are found through an inverted index of their [`PROBE`] heaviest terms (at most
+//! [`POSTING_CAP`] leaders per term), probed with the contract's own heaviest terms. Leaders are
+//! first chosen over a stride sample of at most [`SAMPLE`] contracts, then every contract is
+//! assigned to its best leader in parallel, then the few left over are clustered among
+//! themselves. Every choice depends on term frequencies and dataset order only (ties go to the
+//! term met first and the leader made first), so renaming every word of a dataset to an unseen
+//! vocabulary gives the same groups. Linear in the terms plus a bounded number of cosine
+//! merges per contract.
+
+use std::collections::HashMap;
+
+use super::common::FxBuild;
+use super::object_signature::{contract_terms, for_each_term, term_hash};
+use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::contract::Contract;
+use crate::model::dataset::Dataset;
+
+/// Least cosine similarity to a group's leader for a contract to join it.
+pub const TAU: f64 = 0.5;
+/// Most weighted terms kept per contract.
+pub const MAX_VECTOR: usize = 16;
+/// Heaviest terms a leader is indexed by and a contract probes with.
+pub const PROBE: usize = 3;
+/// Most leaders indexed under one term.
+pub const POSTING_CAP: usize = 64;
+/// Most contracts the leaders are first chosen from.
+pub const SAMPLE: usize = 20_000;
+/// Datasets at least this large assign contracts to leaders on several threads.
+const PARALLEL_FROM: usize = 50_000;
+/// The id of "no group".
+pub const NO_GROUP: u32 = u32::MAX;
+
+/// One learned group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectGroup {
+    /// The contract whose text defines the group.
+    pub leader: usize,
+    /// Contracts in the group.
+    pub size: usize,
+    /// The leader's heaviest terms (folded words), heaviest first: what the group buys.
+    pub terms: Vec<String>,
+    /// Mean cosine similarity of the members to the leader.
+    pub coherence: f64,
+}
+
+/// Every contract's learned group.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectGroups {
+    /// Per contract: its group in `groups`, [`NO_GROUP`] when its texts say nothing shared.
+    pub group_of: Vec<u32>,
+    /// The groups.
+    pub groups: Vec<ObjectGroup>,
+}
+
+/// Weighted term vectors of the contracts, back to back, each sorted by term id.
+struct Vectors {
+    ids: Vec<u32>,
+    weights: Vec<f32>,
+    bounds: Vec<u32>,
+    norms: Vec<f32>,
+    /// Per contract: its [`PROBE`] heaviest term ids (`u32::MAX` pads).
+    top: Vec<[u32; PROBE]>,
+}
+
+impl Vectors {
+    fn of(&self, i: usize) -> (&[u32], &[f32]) {
+        let (a, b) = (self.bounds[i] as usize, self.bounds[i + 1] as usize);
+        (&self.ids[a..b], &self.weights[a..b])
+    }
+    fn cosine(&self, i: usize, j: usize) -> f64 {
+        let ((xi, xw), (yi, yw)) = (self.of(i), self.of(j));
+        let (mut a, mut b, mut dot) = (0, 0, 0.0f64);
+        while a < xi.len() && b < yi.len() {
+            match xi[a].cmp(&yi[b]) {
+                std::cmp::Ordering::Less => a += 1,
+                std::cmp::Ordering::Greater => b += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += f64::from(xw[a]) * f64::from(yw[b]);
+                    a += 1;
+                    b += 1;
+                }
+            }
+        }
+        let norm = f64::from(self.norms[i]) * f64::from(self.norms[j]);
+        if norm > 0.0 { dot / norm } else { 0.0 }
+    }
+}
+
+/// Leaders and the inverted index of their heaviest terms.
+#[derive(Default)]
+struct Leaders {
+    contracts: Vec<u32>,
+    postings: HashMap<u32, Vec<u32>, FxBuild>,
+}
+
+impl Leaders {
+    /// The most similar leader at cosine >= [`TAU`] (the first made on ties).
+    fn best(&self, v: &Vectors, i: usize, candidates: &mut Vec<u32>) -> Option<(u32, f64)> {
+        candidates.clear();
+        for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
+            if let Some(list) = self.postings.get(t) {
+                candidates.extend_from_slice(list);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut best: Option<(u32, f64)> = None;
+        for &l in candidates.iter() {
+            let cos = v.cosine(i, self.contracts[l as usize] as usize);
+            if cos >= TAU && best.is_none_or(|(_, b)| cos > b) {
+                best = Some((l, cos));
+            }
+        }
+        best
+    }
+    fn add(&mut self, v: &Vectors, i: usize) -> u32 {
+        let l = self.contracts.len() as u32;
+        self.contracts.push(i as u32);
+        for &t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
+            let list = self.postings.entry(t).or_default();
+            if list.len() < POSTING_CAP {
+                list.push(l);
+            }
+        }
+        l
+    }
+}
+
+/// Term hashes of every contract, back to back, and where each contract's end.
+fn all_terms(cs: &[Contract]) -> (Vec<u64>, Vec<u32>) {
+    let chunk = |part: &[Contract]| {
+        let mut flat = Vec::with_capacity(part.len() * 12);
+        let mut ends = Vec::with_capacity(part.len());
+        for c in part {
+            contract_terms(c, &mut flat);
+            ends.push(flat.len() as u32);
+        }
+        (flat, ends)
+    };
+    let threads = super::common::cores().clamp(1, 8);
+    if cs.len() < PARALLEL_FROM || threads == 1 {
+        let (flat, ends) = chunk(cs);
+        let mut bounds = vec![0];
+        bounds.extend(ends);
+        return (flat, bounds);
+    }
+    let parts: Vec<(Vec<u64>, Vec<u32>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = cs.chunks(cs.len().div_ceil(threads)).map(|p| s.spawn(move || chunk(p))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    let mut flat = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+    let mut bounds = vec![0u32];
+    for (f, ends) in parts {
+        let base = flat.len() as u32;
+        bounds.extend(ends.iter().map(|e| base + e));
+        flat.extend(f);
+    }
+    (flat, bounds)
+}
+
+/// Weighted vectors of every contract: term ids interned in order of first appearance.
+fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
+    let (hashes, bounds) = all_terms(cs);
+    let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
+    let mut df: Vec<u32> = Vec::new();
+    let ids: Vec<u32> = hashes
+        .iter()
+        .map(|h| {
+            let next = intern.len() as u32;
+            let id = *intern.entry(*h).or_insert(next);
+            if id == next {
+                df.push(0);
+            }
+            df[id as usize] += 1;
+            id
+        })
+        .collect();
+    drop(hashes);
+    let n = cs.len();
+    let texts = (0..n).filter(|&i| bounds[i + 1] > bounds[i]).count().max(1) as f64;
+    let idf: Vec<f32> = df
+        .iter()
+        .map(|&d| if d >= 2 { (((1.0 + texts) / (1.0 + f64::from(d))).ln() + 1.0) as f32 } else { 0.0 })
+        .collect();
+    let mut v = Vectors {
+        ids: Vec::with_capacity(n * 8),
+        weights: Vec::with_capacity(n * 8),
+        bounds: Vec::with_capacity(n + 1),
+        norms: Vec::with_capacity(n),
+        top: Vec::with_capacity(n),
+    };
+    v.bounds.push(0);
+    let mut row: Vec<(u32, f32, usize)> = Vec::new();
+    for (i, c) in cs.iter().enumerate() {
+        row.clear();
+        let object_terms =
+            if super::object_signature::is_uninformative(&c.object) { 0 } else { count_terms(&c.object) };
+        for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
+            let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
+            let w = idf[id as usize] * position;
+            if w > 0.0 {
+                row.push((id, w, p));
+            }
+        }
+        // Heaviest first; ties to the term met first.
+        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        row.truncate(MAX_VECTOR);
+        let mut top = [u32::MAX; PROBE];
+        for (k, r) in row.iter().take(PROBE).enumerate() {
+            top[k] = r.0;
+        }
+        v.top.push(top);
+        v.norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
+        row.sort_by_key(|r| r.0);
+        v.ids.extend(row.iter().map(|r| r.0));
+        v.weights.extend(row.iter().map(|r| r.1));
+        v.bounds.push(v.ids.len() as u32);
+    }
+    (v, intern)
+}
+
+/// Distinct terms of an object text (as [`contract_terms`] counts them, before the items).
+fn count_terms(object: &str) -> usize {
+    let mut seen: Vec<u64> = Vec::new();
+    for_each_term(object, |w| {
+        let h = term_hash(w);
+        if seen.len() < super::object_signature::MAX_TERMS && !seen.contains(&h) {
+            seen.push(h);
+        }
+    });
+    seen.len()
+}
+
+/// Learns the peer groups of a dataset.
+pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, AnalysisError> {
+    let cs = &ds.contracts;
+    let n = cs.len();
+    let (v, intern) = vectors(cs);
+    cancel.check()?;
+    let with_text: Vec<usize> = (0..n).filter(|&i| v.bounds[i + 1] > v.bounds[i]).collect();
+    let mut leaders = Leaders::default();
+    let mut candidates = Vec::new();
+    let step = with_text.len().div_ceil(SAMPLE).max(1);
+    for &i in with_text.iter().step_by(step) {
+        if leaders.best(&v, i, &mut candidates).is_none() {
+            leaders.add(&v, i);
+        }
+    }
+    cancel.check()?;
+    let assign = |part: &[usize]| {
+        let mut candidates = Vec::new();
+        part.iter().map(|&i| leaders.best(&v, i, &mut candidates)).collect::<Vec<_>>()
+    };
+    let threads = super::common::cores().clamp(1, 8);
+    let mut found: Vec<Option<(u32, f64)>> = if with_text.len() < PARALLEL_FROM || threads == 1 {
+        assign(&with_text)
+    } else {
+        std::thread::scope(|s| {
+            let assign = &assign;
+            let handles: Vec<_> =
+                with_text.chunks(with_text.len().div_ceil(threads)).map(|p| s.spawn(move || assign(p))).collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    };
+    cancel.check()?;
+    // Contracts no sampled leader fits: clustered among themselves, in dataset order.
+    for (k, &i) in with_text.iter().enumerate() {
+        if found[k].is_none() {
+            found[k] = Some(leaders.best(&v, i, &mut candidates).unwrap_or_else(|| (leaders.add(&v, i), 1.0)));
+        }
+    }
+    let mut group_of = vec![NO_GROUP; n];
+    let mut size = vec![0usize; leaders.contracts.len()];
+    let mut cohesion = vec![0.0f64; leaders.contracts.len()];
+    for (k, &i) in with_text.iter().enumerate() {
+        if let Some((l, cos)) = found[k] {
+            group_of[i] = l;
+            size[l as usize] += 1;
+            cohesion[l as usize] += cos;
+        }
+    }
+    let groups = leaders
+        .contracts
+        .iter()
+        .enumerate()
+        .map(|(l, &leader)| ObjectGroup {
+            leader: leader as usize,
+            size: size[l],
+            terms: term_names(&cs[leader as usize], &v.top[leader as usize], &intern),
+            coherence: if size[l] > 0 { cohesion[l] / size[l] as f64 } else { 0.0 },
+        })
+        .collect();
+    Ok(ObjectGroups { group_of, groups })
+}
+
+/// The folded words behind a leader's heaviest term ids.
+fn term_names(c: &Contract, top: &[u32; PROBE], intern: &HashMap<u64, u32, FxBuild>) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut visit = |w: &[u8]| {
+        if let Some(id) = intern.get(&term_hash(w))
+            && let Some(k) = top.iter().position(|t| t == id)
+            && !found.iter().any(|(j, _)| *j == k)
+        {
+            found.push((k, String::from_utf8_lossy(w).into_owned()));
+        }
+    };
+    for_each_term(&c.object, &mut visit);
+    for item in &c.items {
+        for_each_term(&item.description, &mut visit);
+    }
+    found.sort();
+    found.into_iter().map(|(_, w)| w).collect()
+}
+
+#[cfg(test)]
+#[path = "peer_groups_tests.rs"]
+pub(crate) mod tests;
