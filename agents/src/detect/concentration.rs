@@ -34,7 +34,7 @@ use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use super::stats::{hhi, median};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint, Severity};
+use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -239,7 +239,7 @@ fn anomaly(
     } else {
         format!("nos outros {} anos do órgão, o maior fornecedor ficou com {}", j.peers, format_pct(j.peer))
     };
-    let mut a = Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("{}-{}-{}", g.organ, g.year, doc),
@@ -374,8 +374,7 @@ fn anomaly(
     .build();
     // A share of the market is circumstantial evidence of weak competition, never proof of a
     // wrong: high at most, whatever the money.
-    a.severity = a.severity.min(Severity::High);
-    a
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

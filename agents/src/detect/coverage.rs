@@ -151,16 +151,17 @@ pub fn snapshot_of(
 /// The month holding at least [`SNAPSHOT_SHARE`] of the (plausible) publication dates, when at
 /// least half of the contracts have one.
 fn publication_month(ds: &Dataset) -> Option<Snapshot> {
-    let keys: Vec<i32> = ds.contracts.iter().filter_map(|c| c.published_on.filter(plausible).map(month_key)).collect();
-    if keys.len() * 2 < ds.contracts.len() || keys.is_empty() {
+    let mut counts: std::collections::HashMap<i32, usize, super::common::FxBuild> = Default::default();
+    let mut dated = 0usize;
+    for k in ds.contracts.iter().filter_map(|c| c.published_on.filter(plausible).map(month_key)) {
+        *counts.entry(k).or_default() += 1;
+        dated += 1;
+    }
+    if dated * 2 < ds.contracts.len() || dated == 0 {
         return None;
     }
-    let mut counts: std::collections::BTreeMap<i32, usize> = Default::default();
-    for k in &keys {
-        *counts.entry(*k).or_default() += 1;
-    }
     let (month, n) = counts.iter().max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k)))?;
-    let share = *n as f64 / keys.len() as f64;
+    let share = *n as f64 / dated as f64;
     (share >= SNAPSHOT_SHARE).then(|| Snapshot { months: month_label(*month), share, by_publication: true })
 }
 

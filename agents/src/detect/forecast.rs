@@ -20,6 +20,9 @@
 //! prediction interval). Confidence =
 //! `margin_confidence(z - Z(s), 1.5)`. Complexity: linear in the contracts plus, per organ,
 //! one small regression per month (`O(months^2)`).
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use linfa::DatasetBase;
 use linfa::traits::{Fit, Predict};
@@ -168,7 +171,7 @@ fn anomaly(
     let actual = s.values[m];
     let expected = f.mean.exp();
     let upper = (f.mean + zt * f.se).exp();
-    Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: format!("{}-{}", s.organ, label),
@@ -242,7 +245,8 @@ fn anomaly(
             ("baseline", json!("organ_history_forecast")),
         ],
     }
-    .build()
+    .build();
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

@@ -20,6 +20,9 @@
 //! thousands of pairs). Confidence = `margin_confidence(-log10 p - Q(s), 3)`. Complexity:
 //! linear in the contracts (one pass to group by pair), plus `O(W^2)` per judged pair for a
 //! grid of `W` weeks (about 100 for two years).
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use chrono::Datelike;
 use serde_json::json;
@@ -229,7 +232,7 @@ fn anomaly(
     let total: f64 = idx.iter().map(|&i| ds.contracts[i].value()).sum();
     let dates: Vec<String> = idx.iter().take(12).filter_map(|&i| iso(ds.contracts[i].signed_on)).collect();
     let supplier = supplier_ref(first);
-    Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: format!("{}-{}", key.0, key.1),
@@ -300,7 +303,8 @@ fn anomaly(
             ("first_year", json!(first.signed_on.map(|d| d.year()))),
         ],
     }
-    .build()
+    .build();
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

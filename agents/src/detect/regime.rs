@@ -20,6 +20,9 @@
 //! `margin_confidence(z - Z(s), 1.0)`. The money at stake is the value after the split above
 //! the level before it. Complexity: linear in the contracts, plus `O(m^2 log m)` per organ for
 //! `m` months (the medians of every split).
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use serde_json::json;
 
@@ -168,7 +171,7 @@ fn anomaly(
         .skip(sp.start)
         .map(|(k, v)| point("monthly_value", *v, Some(month_label(first_key + k as i32))))
         .collect();
-    Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: format!("{}-{}", s.organ, from),
@@ -243,7 +246,8 @@ fn anomaly(
             ("months_after", json!(sp.end - split.k)),
         ],
     }
-    .build()
+    .build();
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@
 //! cut-off of Iglewicz and Hoaglin's modified z-score). Confidence =
 //! `margin_confidence(z - T(s), 1.5)`. The money at stake is the month's value above the
 //! organ's median month. Complexity: linear in the contracts plus organs x months.
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use serde_json::json;
 
@@ -131,7 +134,7 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
         .filter(|k| k.abs_diff(mo.m) <= 6)
         .map(|k| point("monthly_value", s.values[k], Some(month_label(mo.key - mo.m as i32 + k as i32))))
         .collect();
-    Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: format!("{}-{}", s.organ, label),
@@ -216,7 +219,8 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
             ("months_after", json!(mo.span.end - mo.m - 1)),
         ],
     }
-    .build()
+    .build();
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@
 //! `margin_confidence(-log10 P - Q(s), 4)`. The money at stake is the day's value beyond its
 //! expected share, `value (1 - lambda / k)`. Complexity: `O(n log n)` (one sort of each
 //! organ's contracts by day and process).
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -206,7 +209,7 @@ fn anomaly(sh: &Shared<'_>, b: &Burst<'_>, confidence: f64, sensitivity: f64) ->
         .filter(|d| (d.date - day.date).num_days().abs() <= 7)
         .map(|d| point("daily_processes", d.processes as f64, Some(d.date.format("%Y-%m-%d").to_string())))
         .collect();
-    Finding {
+    let a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: format!("{}-{}", first.organ.code, date),
@@ -273,7 +276,8 @@ fn anomaly(sh: &Shared<'_>, b: &Burst<'_>, confidence: f64, sensitivity: f64) ->
             ("day_value", json!(round2(value))),
         ],
     }
-    .build()
+    .build();
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

@@ -22,6 +22,9 @@
 //! December would have to lose for its share to be the baseline); the contracts named are the
 //! largest December contracts that make up that excess. Complexity: linear in the contracts,
 //! plus the covered organ-years squared for the baselines (a few hundred organ-years).
+//!
+//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! explanation; it proves no wrong by itself.
 
 use chrono::Datelike;
 use serde_json::json;
@@ -329,7 +332,7 @@ fn anomaly(ds: &Dataset, y: &Year<'_>, b: &Baselines, confidence: f64, p: &Detec
         "own_usual_december_share": round4(b.own.share),
         "peer_usual_december_share": round4(b.peers.share),
     }));
-    a
+    super::series::at_most_high(a)
 }
 
 #[cfg(test)]

@@ -100,3 +100,14 @@ fn one_large_december_contract_is_not_a_rush() {
     cs.extend(year("26000", 2024, 1, 3000.0));
     assert!(run(cs).is_empty());
 }
+
+#[test]
+fn a_december_rush_asks_for_an_explanation_and_is_high_severity_at_most() {
+    let mut cs = peers();
+    cs.extend(year("26000", 2023, 5, 100.0));
+    cs.extend(year("26000", 2024, 40, 1_000_000.0));
+    let found = run(cs);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].confidence >= 0.9 && found[0].value_at_stake() >= 1e6);
+    assert_eq!(found[0].severity, crate::model::anomaly::Severity::High);
+}
