@@ -22,10 +22,11 @@ use crate::model::dataset::Dataset;
 /// Smallest group used as a baseline (a smaller group's spread is too uncertain for a robust
 /// z-score).
 pub const MIN_GROUP: usize = 30;
-/// Largest spread (1.4826 MAD of ln(value)) of a group whose totals are compared: beyond it
-/// the middle half of the group spans more than a factor of 5 and the group prices different
-/// things (or different amounts of one thing) under one text.
-pub const MAX_SIGMA: f64 = 1.2;
+/// Largest spread (1.4826 MAD of ln(value)) of a group whose prices are compared: beyond it
+/// the middle half of the group spans more than a factor of about 2.7 (the interquartile range
+/// is 1.349 sigma) and the group prices different things, or different amounts or units of one
+/// thing, under one text.
+pub const MAX_SIGMA: f64 = 0.75;
 /// Floor of every log-scale spread (10%): identical prices must not make any difference huge.
 pub const MIN_SIGMA: f64 = 0.1;
 /// MAD to standard deviation under normality.
