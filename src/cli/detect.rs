@@ -1,9 +1,13 @@
 //! `vigia detect`: the detection engine over records given as data: contracts, biddings,
-//! expenses, agreements, servants, supplier profiles and sanctions, in the upstream's shapes.
+//! expenses, agreements, servants, supplier profiles and sanctions, in the upstream's shapes,
+//! from files and folders in any mix of the formats `model::load` recognises, or stdin.
 
 use std::io::Read;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use vigia_agents::Dataset;
+use vigia_agents::model::load::{absorb, load_paths};
 use vigia_agents::model::records_text::records_from_text;
 use vigia_agents::{AnomalyType, CancelFlag, DetectionParams};
 
@@ -33,17 +37,7 @@ fn run(args: &DetectArgs) -> Result<String, String> {
     for t in args.types.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
         types.push(AnomalyType::parse(t).ok_or_else(|| format!("--types: '{t}' is not an anomaly type"))?);
     }
-    let text = match args.file.as_deref() {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?
-        }
-        _ => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
-            s
-        }
-    };
-    let dataset = records_from_text(&text).map_err(|e| e.to_string())?;
+    let dataset = read_input(&args.files)?;
     let params = DetectionParams {
         sensitivity: args.sensitivity,
         confidence_threshold: args.confidence_threshold,
@@ -53,4 +47,29 @@ fn run(args: &DetectArgs) -> Result<String, String> {
         vigia_agents::engine::analyse(&dataset, &params, &CancelFlag::new()).map_err(|e| e.to_string())?;
     let out = serde_json::json!({"anomalies": anomalies, "summary": summary});
     serde_json::to_string_pretty(&out).map_err(|e| e.to_string())
+}
+
+/// The records of every path (`-` is stdin, read as JSON records), or of stdin when none is
+/// given. Files of a folder that are not recognised are noted on stderr and skipped.
+fn read_input(paths: &[PathBuf]) -> Result<Dataset, String> {
+    let stdin = |ds: &mut Dataset| -> Result<(), String> {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+        absorb(ds, records_from_text(&s).map_err(|e| format!("stdin: {e}"))?);
+        Ok(())
+    };
+    let files: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != "-").cloned().collect();
+    let mut dataset = Dataset::default();
+    if !files.is_empty() {
+        let loaded = load_paths(&files).map_err(|e| e.to_string())?;
+        for (path, reason) in &loaded.skipped {
+            eprintln!("vigia detect: skipped {}: {reason}", path.display());
+        }
+        dataset = loaded.dataset;
+    }
+    if files.len() < paths.len() || paths.is_empty() {
+        stdin(&mut dataset)?;
+        dataset.share_text();
+    }
+    Ok(dataset)
 }

@@ -57,9 +57,11 @@ pub struct InvestigateArgs {
 /// `vigia detect`
 #[derive(Debug, Args)]
 pub struct DetectArgs {
-    /// A file of records of any kind (JSON array, NDJSON, or an object of arrays keyed by upstream
-    /// resource name); `-` or nothing reads stdin.
-    pub file: Option<PathBuf>,
+    /// Files or folders of records, any mix: the Portal da Transparência's JSON of any record
+    /// kind (JSON array, NDJSON, or an object of arrays keyed by resource name), its monthly
+    /// "Compras" download CSVs, Contratos.gov.br contracts and histories, PNCP contract pages.
+    /// Folders are read recursively. `-` or nothing reads JSON from stdin.
+    pub files: Vec<PathBuf>,
     /// 0.0 to 1.0 (default 0.7).
     #[arg(long, default_value_t = 0.7)]
     pub sensitivity: f64,

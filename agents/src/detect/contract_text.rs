@@ -104,6 +104,38 @@ pub const BRANDS: &[&str] = &[
     "seara",
 ];
 
+/// Words that say the purchase serves equipment or software already in place (maintenance,
+/// support, parts, licences, calibration, reagents for an installed analyser): naming the
+/// maker there is how the object is identified, not a restriction of competition (Lei
+/// 14.133/2021 art. 41, I, b: compatibility and standardisation).
+const SERVES_EXISTING: &[&str] = &[
+    "manutencao",
+    "manutencoes",
+    "assistencia",
+    "suporte",
+    "operacao",
+    "pecas",
+    "reposicao",
+    "licenca",
+    "licencas",
+    "licenciamento",
+    "subscricao",
+    "renovacao",
+    "garantia",
+    "atualizacao",
+    "compativel",
+    "compativeis",
+    "padronizacao",
+    "acessorios",
+    "calibracao",
+    "qualificacao",
+    "requalificacao",
+    "reagentes",
+    "insumos",
+    "comodato",
+    "adequacao",
+];
+
 /// Words that make a brand mandatory.
 const EXCLUSIVE: &[&str] = &["exclusivamente", "exclusiva", "exclusivo", "unicamente", "somente", "apenas"];
 
@@ -208,19 +240,23 @@ pub struct TextFacts {
     pub brands: Vec<String>,
     /// Whether the word "marca" appears.
     pub brand_keyword: bool,
-    /// Whether an exclusivity word appears.
+    /// Whether the text demands the brand: an exclusivity word ("exclusivamente") or a
+    /// refusal of similars ("sem aceitação de similares").
     pub exclusive: bool,
     /// Whether an equivalent is accepted ("ou similar", "ou equivalente", "ou superior",
     /// "melhor qualidade").
     pub accepts_equivalent: bool,
+    /// Whether the object serves equipment or software already in place (maintenance,
+    /// support, parts, licences; see `SERVES_EXISTING`), where the maker identifies the object.
+    pub serves_existing: bool,
 }
 
 impl TextFacts {
-    /// The brand-restriction score: 2 for the word "marca" with a name after it, 1 per
+    /// The brand-restriction score: 2 for the word "marca" with a name right after it, 1 per
     /// distinct known brand (at most 2), 1 for an exclusivity word when a brand is named; 0
-    /// when an equivalent is accepted.
+    /// when an equivalent is accepted or the object serves equipment already in place.
     pub fn brand_score(&self) -> f64 {
-        if self.accepts_equivalent || (!self.brand_keyword && self.brands.is_empty()) {
+        if self.accepts_equivalent || self.serves_existing || (!self.brand_keyword && self.brands.is_empty()) {
             return 0.0;
         }
         let keyword = if self.brand_keyword { 2.0 } else { 0.0 };
@@ -233,14 +269,18 @@ pub fn read(object: &str) -> TextFacts {
     let mut f = TextFacts::default();
     let mut prev = String::new();
     let mut after_marca = false;
+    let mut refusal_before = 0u8;
     for_each_word(object, |w| {
-        if after_marca && !is_stopword(w) {
-            f.brand_keyword = true;
+        // "MARCA DELL", "MARCA/MODELO X", "MARCA: X" name a brand; "A MARCA DA UNIVERSIDADE"
+        // (an institution's image) does not, so the name must follow at once.
+        if after_marca {
+            f.brand_keyword |= !is_stopword(w) && !GENERIC.contains(&w);
             after_marca = false;
         }
-        if w == "marca" || w == "marcas" || w == "fabricante" {
+        if w == "marca" || w == "marcas" {
             after_marca = true;
         }
+        f.serves_existing |= SERVES_EXISTING.contains(&w);
         if prev == "ou" && matches!(w, "similar" | "similares" | "equivalente" | "equivalentes" | "superior") {
             f.accepts_equivalent = true;
         }
@@ -261,6 +301,15 @@ pub fn read(object: &str) -> TextFacts {
         if EXCLUSIVE.contains(&w) {
             f.exclusive = true;
         }
+        // "SEM ACEITAÇÃO DE SIMILARES", "NÃO SERÃO ACEITOS SIMILARES", "VEDADO EQUIVALENTE".
+        if matches!(w, "similar" | "similares" | "equivalente" | "equivalentes") && refusal_before > 0 {
+            f.exclusive = true;
+        }
+        refusal_before = if matches!(w, "sem" | "nao" | "vedado" | "vedada" | "vedados") {
+            4
+        } else {
+            refusal_before.saturating_sub(1)
+        };
         prev.clear();
         prev.push_str(w);
         true
@@ -371,10 +420,26 @@ mod tests {
         assert_eq!(read("NOTEBOOKS DELL OU SIMILAR").brand_score(), 0.0);
         assert_eq!(read("TONER HP OU DE MELHOR QUALIDADE").brand_score(), 0.0);
         assert_eq!(read("NOTEBOOKS HP").brand_score(), 1.0);
-        assert_eq!(read("SEM ACEITAÇÃO DE SIMILARES, MARCA CANON").brand_score(), 3.0);
+        assert_eq!(read("SEM ACEITAÇÃO DE SIMILARES, MARCA CANON").brand_score(), 4.0);
+        assert!(read("NÃO SERÃO ACEITOS SIMILARES").exclusive && !read("MARCA CANON").exclusive);
         assert_eq!(read("LIMPEZA PREDIAL").brand_score(), 0.0);
         assert!(may_name_brand("NOTEBOOKS, MARCA DELL") && may_name_brand("toner hp"));
         assert!(!may_name_brand("LIMPEZA PREDIAL, HPX, SHELLS") && !may_name_brand("AÇÃO DELLÃ"));
+    }
+
+    #[test]
+    fn a_maker_named_for_equipment_in_place_or_an_institutions_image_is_no_brand_restriction() {
+        // Real objects of the January 2024 Compras download.
+        for object in [
+            "CONTRATAÇÃO DE SERVIÇOS DE MANUTENÇÃO CORRETIVA, PREVENTIVA, CALIBRAÇÃO E ANÁLISE DE SEGURANÇA ELÉTRICA DE \
+             VENTILADORES PULMONARES MARCA DIXTAL",
+            "RENOVAÇÃO DE SUPORTE DO FABRICANTE, COM DIREITO DE ATUALIZAÇÃO DE SOFTWARE",
+            "AQUISIÇÃO DE ACESSÓRIOS PARA DISPOSITIVOS MÉDICOS DA MARCA DRAGER",
+            "CONTRATAÇÃO DE SERVIÇOS DE MONITORAMENTO DA MARCA DA UFABC EM REDES SOCIAIS",
+        ] {
+            assert_eq!(read(object).brand_score(), 0.0, "{object}");
+        }
+        assert_eq!(read("AQUISIÇÃO DE 02 (DOIS) SWITCHES DA MARCA: TPLINK").brand_score(), 2.0);
     }
 
     #[test]

@@ -5,14 +5,20 @@
 //!   `W(s)` specific words (content words that are neither generic purchase words nor numbers)
 //!   in a contract of at least `V(s)` reais. Sensitivity moves `W(s)` through 0 (s = 0), 0 (s
 //!   = 0.7) and 1 (s = 1) specific words, and `V(s)` through R$ 1.000.000, R$ 50.000 and
-//!   R$ 10.000 (a vague small purchase is routine). Confidence =
+//!   R$ 10.000 (a vague small purchase is routine). A contract whose items are listed is
+//!   specified by them; an object with no word beyond "Objeto:" is missing data, not vague. Confidence =
 //!   `margin_confidence(ln(value / V(s)) + (W(s) - specific words), 1.5)`.
 //! - `brand_restriction` (compliance_violation): an object that names a brand without
 //!   accepting an equivalent (Lei 14.133/2021, art. 41, I: a brand may be indicated only
 //!   exceptionally, with a technical justification, and "ou similar" keeps competition open).
 //!   Score ([`super::contract_text::TextFacts::brand_score`]): 2 for "MARCA <name>", 1 per
 //!   known brand (at most 2), 1 for an exclusivity word; 0 when "ou similar", "ou equivalente"
-//!   or "de melhor qualidade" appears. Flagged when the score reaches `B(s)`: 3 (s = 0), 2 (s =
+//!   or "de melhor qualidade" appears, or when the object serves equipment or software in
+//!   place (maintenance, support, parts, licences), where the maker identifies the object.
+//!   Below sensitivity 0.9 the brand must be demanded (an exclusivity word or a refusal of
+//!   similars): a contract that merely names the product it bought records the award.
+//!   Severity is medium at most: a contract names the product it bought, and whether the
+//!   edital restricted the brand without justification is for the organ to show. Flagged when the score reaches `B(s)`: 3 (s = 0), 2 (s =
 //!   0.7: "MARCA X" alone) and 1 (s = 1: any known brand). Confidence =
 //!   `margin_confidence(score - B(s), 1)`.
 //!
@@ -27,7 +33,7 @@ use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{Shared, TextScan};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
 use crate::text::format_brl;
@@ -61,9 +67,17 @@ pub fn vague_confidence(content_words: usize, specific_words: usize, value: f64,
     Some(tidy(margin_confidence((value / v).ln() + (w - specific_words as f64), 1.5)))
 }
 
+/// Below this sensitivity a brand must be demanded ([`TextFacts::exclusive`]): a contract
+/// that merely names the product it bought ("AQUISIÇÃO DE SORO FETAL DA MARCA LIFE") records
+/// the award, not a restriction.
+pub const DEMANDED_BELOW: f64 = 0.9;
+
 /// Confidence of a brand restriction at sensitivity `s`, when it is one.
 pub fn brand_confidence(f: &TextFacts, s: f64) -> Option<f64> {
     let (score, b) = (f.brand_score(), BRAND_SCORE.at(s));
+    if s < DEMANDED_BELOW && !f.exclusive {
+        return None;
+    }
     (score > 0.0 && score >= b - 1e-9).then(|| tidy(margin_confidence(score - b, 1.0)))
 }
 
@@ -100,8 +114,15 @@ impl Detector for VagueObject {
         cancel: &CancelFlag,
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         scan(sh, p, cancel, |c, t| {
+            // Items with catalogue descriptions specify what the contract buys, whatever its
+            // object says.
+            if !c.items.is_empty() {
+                return None;
+            }
             let conf = vague_confidence(usize::from(t.has_content), usize::from(t.specific), c.value(), p.sensitivity)?;
-            Some(vague(c, &read(&c.object), conf, p.sensitivity))
+            let facts = read(&c.object);
+            // An object with no word beyond "Objeto:" is missing data, not a vague purchase.
+            (facts.content_words >= 2).then(|| vague(c, &facts, conf, p.sensitivity))
         })
     }
 }
@@ -124,7 +145,13 @@ impl Detector for BrandRestriction {
                 return None;
             }
             let f = read(&c.object);
-            brand_confidence(&f, p.sensitivity).map(|conf| brand(c, &f, conf, p.sensitivity))
+            brand_confidence(&f, p.sensitivity).map(|conf| {
+                // The contract names the product it bought: the restriction, if any, was in the
+                // edital, which the record does not show. Worth a question, medium at most.
+                let mut a = brand(c, &f, conf, p.sensitivity);
+                a.severity = a.severity.min(Severity::Medium);
+                a
+            })
         })
     }
 }
@@ -216,7 +243,8 @@ fn brand(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
         human_pt: format!(
             "O objeto do contrato {} (\"{}\") indica a marca {} sem a expressão \"ou similar\" ou \"ou equivalente\". \
              A indicação de marca restringe a competição e só é admitida excepcionalmente, com justificativa técnica \
-             (Lei 14.133/2021, art. 41, I); vale pedir a justificativa ao órgão.",
+             (Lei 14.133/2021, art. 41, I); o contrato nomeia o produto comprado, e se o edital exigiu a marca sem \
+             justificativa é o que vale perguntar ao órgão.",
             number(c),
             c.object.chars().take(160).collect::<String>(),
             brands

@@ -30,7 +30,8 @@ fn a_generic_object_of_real_money_is_vague_and_a_specific_or_small_one_is_not() 
 #[test]
 fn a_brand_without_an_equivalent_is_a_restriction() {
     let cs = vec![
-        contract("marca", "AQUISIÇÃO DE NOTEBOOKS, MARCA DELL", "S", "26000", 90_000.0, (2024, 3, 1)),
+        contract("marca", "AQUISIÇÃO DE NOTEBOOKS, EXCLUSIVAMENTE DA MARCA DELL", "S", "26000", 90_000.0, (2024, 3, 1)),
+        contract("named", "AQUISIÇÃO DE NOTEBOOKS, MARCA DELL", "S", "26000", 90_000.0, (2024, 3, 1)),
         contract("similar", "AQUISIÇÃO DE NOTEBOOKS DELL OU SIMILAR", "S", "26000", 90_000.0, (2024, 3, 1)),
         contract("bare", "AQUISIÇÃO DE TONER HP", "S", "26000", 90_000.0, (2024, 3, 1)),
         contract("none", "AQUISIÇÃO DE TONER PARA IMPRESSORA", "S", "26000", 90_000.0, (2024, 3, 1)),
@@ -43,5 +44,5 @@ fn a_brand_without_an_equivalent_is_a_restriction() {
     assert_eq!(a.technical_details["brands"], serde_json::json!(["dell"]));
     assert!(a.context.regulatory_context.is_some());
     let literal: Vec<String> = run(&BrandRestriction, cs, 1.0).into_iter().map(|a| a.id).collect();
-    assert_eq!(literal, vec!["brand_restriction-marca", "brand_restriction-bare"]);
+    assert_eq!(literal, vec!["brand_restriction-marca", "brand_restriction-named", "brand_restriction-bare"]);
 }

@@ -69,3 +69,142 @@ pub struct ContractItem {
     /// `Valor Item` in R$ as the source gives it.
     pub value: f64,
 }
+
+/// The stems (folded, matched at the start of a word) that say what an amendment's text does,
+/// and the kind each means. Word starts rather than substrings, so "reajuste" does not match
+/// inside another word, and accents are folded so "ACRÉSCIMO" and "acrescimo" are one stem.
+const STEMS: &[(&str, AmendmentKind)] = &[
+    ("acresc", AmendmentKind::Addition),
+    ("supress", AmendmentKind::Suppression),
+    ("suprim", AmendmentKind::Suppression),
+    ("prorrog", AmendmentKind::Extension),
+    ("renov", AmendmentKind::Extension),
+    ("reajust", AmendmentKind::Readjustment),
+    ("ipca", AmendmentKind::Readjustment),
+    ("inpc", AmendmentKind::Readjustment),
+    ("igpm", AmendmentKind::Readjustment),
+    ("repactu", AmendmentKind::Rebalance),
+    ("reequilib", AmendmentKind::Rebalance),
+    ("recomposi", AmendmentKind::Rebalance),
+    ("rescis", AmendmentKind::Termination),
+    ("rescind", AmendmentKind::Termination),
+    ("distrat", AmendmentKind::Termination),
+    ("incorpora", AmendmentKind::SupplierChange),
+    ("cisao", AmendmentKind::SupplierChange),
+    ("subrog", AmendmentKind::SupplierChange),
+];
+
+/// Two-word phrases (folded) with the kind each means: the words are too common alone.
+const PHRASES: &[(&str, &str, AmendmentKind)] = &[
+    ("razao", "social", AmendmentKind::SupplierChange),
+    ("sub", "rogacao", AmendmentKind::SupplierChange),
+    ("igp", "m", AmendmentKind::Readjustment),
+    ("ipc", "a", AmendmentKind::Readjustment),
+];
+
+/// Words that negate the stem right after them ("sem reajuste", "sem ônus ou acréscimo", "não
+/// haverá acréscimo"): an amendment saying it adds nothing must not read as an addition.
+const NEGATIONS: &[&str] = &["sem", "nao", "nem", "vedado", "vedada"];
+
+/// How many words before a stem a negation still governs it ("sem qualquer acréscimo",
+/// "sem ônus ou acréscimo de valor").
+const NEGATION_REACH: usize = 3;
+
+/// The kinds an amendment's free text names (`Objeto` of the Portal's TermoAditivo,
+/// `observacao` of a Contratos.gov.br history entry), sorted and without repeats; empty when
+/// the text names none. Accents and case are folded, stems match at word starts, and a stem
+/// right after "sem" / "não" is not counted ("prorrogação sem reajuste" is an extension only).
+pub fn kinds_from_text(text: &str) -> Vec<AmendmentKind> {
+    let words = crate::text::words(text);
+    let mut kinds = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let negated = words[k.saturating_sub(NEGATION_REACH)..k].iter().any(|p| NEGATIONS.contains(&p.as_str()));
+        if negated {
+            continue;
+        }
+        for (stem, kind) in STEMS {
+            if w.starts_with(stem) {
+                kinds.push(*kind);
+            }
+        }
+        if let Some(next) = words.get(k + 1) {
+            for (first, second, kind) in PHRASES {
+                if w == first && next == second {
+                    kinds.push(*kind);
+                }
+            }
+        }
+    }
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+}
+
+/// The kinds of an apostilamento. By law (Lei 14.133/2021 art. 136; Lei 8.666/1993 art. 65
+/// §8) an apostila only records what needs no amendment: readjustments by the contract's
+/// index, repactuações, changes of the contractor's name, budget notes. It never adds to the
+/// object nor extends it, whatever its text mentions, so only those kinds are kept and
+/// anything else is informative ([`AmendmentKind::Other`]).
+pub fn apostille_kinds(text: &str) -> Vec<AmendmentKind> {
+    let allowed = [AmendmentKind::Readjustment, AmendmentKind::Rebalance, AmendmentKind::SupplierChange];
+    let kinds: Vec<AmendmentKind> = kinds_from_text(text).into_iter().filter(|k| allowed.contains(k)).collect();
+    if kinds.is_empty() { vec![AmendmentKind::Other] } else { kinds }
+}
+
+/// The kinds of a Contratos.gov.br history entry from its `qualificacao_termo` descriptions,
+/// its free text and the change of the global value it made (`value_change`, new minus
+/// previous global value, when both are known).
+///
+/// VIGÊNCIA is an extension, REAJUSTE a readjustment, FORNECEDOR a change of supplier and
+/// INFORMATIVO informative. "ACRÉSCIMO / SUPRESSÃO" is ticked whenever the value changes, also
+/// when the change comes from a prorrogação's new period or a reajuste, so it is resolved: the
+/// text's own acréscimo / supressão words decide first; failing those, a value change that an
+/// extension, readjustment or repactuação of the same entry explains is theirs, not an
+/// addition; otherwise the sign of the value change decides, and with no change known the
+/// entry's direction stays unknown (neither kind).
+pub fn kinds_from_qualification(descriptions: &[&str], text: &str, value_change: Option<f64>) -> Vec<AmendmentKind> {
+    let from_text = kinds_from_text(text);
+    let mut kinds = Vec::new();
+    let mut quantitative = false;
+    for d in descriptions {
+        let folded = crate::text::fold(d);
+        match folded.trim() {
+            "vigencia" => kinds.push(AmendmentKind::Extension),
+            "reajuste" => kinds.push(AmendmentKind::Readjustment),
+            "fornecedor" => kinds.push(AmendmentKind::SupplierChange),
+            "informativo" => kinds.push(AmendmentKind::Other),
+            f if f.contains("acrescimo") || f.contains("supressao") => quantitative = true,
+            _ => kinds.push(AmendmentKind::Other),
+        }
+    }
+    // The text may say more than the qualification (a repactuação ticked as INFORMATIVO).
+    let explaining = [AmendmentKind::Extension, AmendmentKind::Readjustment, AmendmentKind::Rebalance];
+    kinds.extend(from_text.iter().copied().filter(|k| explaining.contains(k) || *k == AmendmentKind::Termination));
+    if quantitative {
+        let said: Vec<AmendmentKind> = from_text
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, AmendmentKind::Addition | AmendmentKind::Suppression))
+            .collect();
+        if !said.is_empty() {
+            kinds.extend(said);
+        } else if !kinds.iter().any(|k| explaining.contains(k)) {
+            match value_change {
+                Some(d) if d > 0.0 => kinds.push(AmendmentKind::Addition),
+                Some(d) if d < 0.0 => kinds.push(AmendmentKind::Suppression),
+                _ => {}
+            }
+        }
+    }
+    kinds.sort_unstable();
+    kinds.dedup();
+    // Informative only when nothing else was said.
+    if kinds.len() > 1 {
+        kinds.retain(|k| *k != AmendmentKind::Other);
+    }
+    kinds
+}
+
+#[cfg(test)]
+#[path = "amendment_tests.rs"]
+mod tests;

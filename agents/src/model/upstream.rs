@@ -48,7 +48,9 @@ pub fn parse_money(v: &Value) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-fn parse_money_str(s: &str) -> Option<f64> {
+/// [`parse_money`] of a string: `"1234.56"`, pt-BR `"1.234.567,89"` or `"2588,9700"`,
+/// optionally prefixed by `R$` or negative; `None` when it is not an amount.
+pub fn parse_money_str(s: &str) -> Option<f64> {
     let mut t = s.trim();
     let negative = t.starts_with('-');
     if negative {
