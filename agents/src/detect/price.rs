@@ -24,7 +24,10 @@
 //!   deviation of the peer baseline) must exceed `L(s)` = 8.0 (s = 0), 4.0 (s = 0.7) and the
 //!   spec's 1.5 (s = 1).
 //!
-//! Either rule also needs the price at least `R(s)` times the peer median: 5 (s = 0), 3 (s =
+//! Where a group's totals grow with the vigência (least-squares slope of ln(total) on
+//! ln(days) at least [`TERM_SLOPE`], as for continuing services), a total is compared only when
+//! the contract's vigência is at most twice the group's median ([`MAX_TERM_RATIO`]): a
+//! five-year service is not overpriced against one-year ones. Either rule also needs the price at least `R(s)` times the peer median: 5 (s = 0), 3 (s =
 //! 0.7), none at s = 1. Severity is high at most: a statistical outlier asks for the organ's
 //! price research; it does not prove overpricing.
 //!
@@ -103,13 +106,31 @@ pub fn baseline_factor(level: Level, size: usize) -> f64 {
     if size < 50 { level * 0.95 } else { level }
 }
 
+/// How many times its peers' usual vigência a contract may last and still be compared on its
+/// total: a five-year continuing service costs five one-year ones.
+pub const MAX_TERM_RATIO: f64 = 2.0;
+
+/// Slope of ln(total) on ln(vigência) in a group from which totals count as growing with the
+/// term (continuing services: two years cost about twice one).
+pub const TERM_SLOPE: f64 = 0.5;
+
+/// Whether a contract's total is comparable with its group's: in a group whose totals grow
+/// with the vigência ([`TERM_SLOPE`]), a contract lasting more than [`MAX_TERM_RATIO`] times the
+/// group's median vigência is not.
+fn comparable_term(c: &crate::model::contract::Contract, g: &Group) -> bool {
+    match super::price_groups::days_of(c) {
+        Some(days) if g.median_days.is_finite() && g.term_slope >= TERM_SLOPE => days <= MAX_TERM_RATIO * g.median_days,
+        _ => true,
+    }
+}
+
 /// Scores one contract at sensitivity `s`; `None` when no rule fires.
-fn judge(b: &Baselines, i: usize, s: f64) -> Option<Flag> {
+fn judge(c: &crate::model::contract::Contract, b: &Baselines, i: usize, s: f64) -> Option<Flag> {
     let g = &b.groups[b.group_of[i] as usize];
     let (t, l) = (ROBUST.at(s), LITERAL.at(s));
     let peer_z = b.peer_z(i);
     let literal_z = b.literal_z(i);
-    if (peer_z <= t && literal_z <= l) || b.ratio[i] < MIN_RATIO.at(s).ln() {
+    if (peer_z <= t && literal_z <= l) || b.ratio[i] < MIN_RATIO.at(s).ln() || !comparable_term(c, g) {
         return None;
     }
     let entity = b.entity(i);
@@ -156,7 +177,7 @@ impl Detector for PriceZScore {
             if b.group_of[i] == u32::MAX {
                 continue;
             }
-            if let Some(f) = judge(&b, i, p.sensitivity) {
+            if let Some(f) = judge(&ds.contracts[i], &b, i, p.sensitivity) {
                 per_group[b.group_of[i] as usize] += 1;
                 if f.confidence >= p.confidence_threshold {
                     flags.push((i, f));

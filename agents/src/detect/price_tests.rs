@@ -315,3 +315,26 @@ fn a_price_under_three_times_its_peers_is_market_spread_at_the_defaults() {
     let literal = DetectionParams { sensitivity: 1.0, confidence_threshold: 0.0, anomaly_types: None };
     assert_eq!(run(cs, &literal).len(), 1, "the spec's literal rule has no least ratio");
 }
+
+#[test]
+fn a_five_year_service_is_not_overpriced_against_one_year_ones() {
+    // DPU's cleaning contracts of 2023-2025: most run a year; the Brasília one runs five.
+    // Totals grow with the term in this group: half the contracts run two years at twice the
+    // price.
+    let year = |c: &mut Contract| c.valid_until = c.valid_from.map(|d| d + chrono::Days::new(365));
+    let mut cs = medicines(40);
+    cs.iter_mut().for_each(year);
+    for c in cs.iter_mut().step_by(2) {
+        c.valid_until = c.valid_from.map(|d| d + chrono::Days::new(730));
+        c.initial_value *= 2.0;
+        c.final_value *= 2.0;
+    }
+    let mut long = contract("long", "AQUISIÇÃO DE MEDICAMENTOS", "00000000000777", "36000", 900_000.0, (2024, 5, 2));
+    long.valid_until = long.valid_from.map(|d| d + chrono::Days::new(5 * 365));
+    cs.push(long.clone());
+    let all = DetectionParams { confidence_threshold: 0.0, ..DetectionParams::default() };
+    assert!(run(cs.clone(), &all).is_empty());
+    let last = cs.len() - 1;
+    year(&mut cs[last]);
+    assert_eq!(run(cs, &all).len(), 1, "the same total over one year is a finding");
+}
