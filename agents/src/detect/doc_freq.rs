@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::model::dataset::Dataset;
-use crate::text::for_each_word_hash;
+use crate::text::{for_each_word_bytes, for_each_word_hash, is_stopword_bytes};
 
 /// Smallest text count the specificity is computed against.
 pub const MIN_TEXTS: usize = 20;
@@ -74,6 +74,38 @@ impl DocFreq {
         self.counts[slot(key & ((1 << 40) - 1), self.mask)]
     }
 
+    /// The texts a folded word appears in.
+    fn df_of_word(&self, word: &[u8]) -> u32 {
+        let mut key = 0;
+        for_each_word_hash(&String::from_utf8_lossy(word), |h| key = h >> 24);
+        self.df_of_key(key)
+    }
+
+    /// Whether two near-identical objects name different specific things: each has a word the
+    /// other lacks (letters, not a number) with specificity at least `min` (a place, a unit, a
+    /// product: "... NA DPU EM CURITIBA" and "... EM PORTO ALEGRE" are two purchases). Numbers
+    /// (quantities, references) and common words ("AQUISIÇÃO" for "COMPRA") may differ in a
+    /// copy of the same purchase.
+    pub fn name_different_things(&self, a: &str, b: &str, min: f64) -> bool {
+        let words = |s: &str| {
+            let mut v: Vec<Vec<u8>> = Vec::new();
+            for_each_word_bytes(s, |w| {
+                if !w.iter().any(u8::is_ascii_digit) && !is_stopword_bytes(w) {
+                    v.push(w.to_vec());
+                }
+                true
+            });
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (x, y) = (words(a), words(b));
+        let specific_alone = |x: &[Vec<u8>], y: &[Vec<u8>]| {
+            x.iter().filter(|w| y.binary_search(w).is_err()).any(|w| self.specificity(self.df_of_word(w)) >= min)
+        };
+        specific_alone(&x, &y) && specific_alone(&y, &x)
+    }
+
     /// The specificity of a word found in `df` texts (see the module notes).
     pub fn specificity(&self, df: u32) -> f64 {
         let n = self.texts.max(MIN_TEXTS) as f64;
@@ -105,5 +137,22 @@ mod tests {
         assert_eq!(df.df_of_key(key("4471")), 1);
         assert!(df.specificity(df.df_of_key(key("apoio"))) < 0.01);
         assert!(df.specificity(2) > 0.85);
+    }
+
+    #[test]
+    fn two_places_are_different_things_and_a_synonym_or_a_number_is_not() {
+        let mut cs: Vec<_> = (0..200)
+            .map(|i| contract(&i.to_string(), "AQUISIÇÃO DE MATERIAL DE LIMPEZA", "S", "1", 1.0, (2024, 1, 1)))
+            .collect();
+        let a = "MANUTENÇÃO PREDIAL NA UNIDADE DE CURITIBA, LOTE 12";
+        let b = "MANUTENÇÃO PREDIAL NA UNIDADE DE BELÉM, LOTE 13";
+        let c = "MANUTENÇÃO PREDIAL NA UNIDADE DE CURITIBA, LOTE 14, COMPRA";
+        for (k, o) in [a, b, c].iter().enumerate() {
+            cs.push(contract(&format!("x{k}"), o, "S", "1", 1.0, (2024, 1, 1)));
+        }
+        let df = DocFreq::build(&Dataset::from_contracts(cs));
+        assert!(df.name_different_things(a, b, 0.5));
+        assert!(!df.name_different_things(a, c, 0.5), "one side alone has a specific word");
+        assert!(!df.name_different_things(a, &a.replace("12", "99"), 0.5));
     }
 }

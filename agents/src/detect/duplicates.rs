@@ -24,7 +24,11 @@
 //! proportionally less above), so copies of a text many contracts carry barely count. Empty
 //! objects, "não se aplica" and the secret-information notice are never compared. Two
 //! contracts of one ata de registro de preços signed by different managing units are each unit
-//! buying its share, not a duplicate.
+//! buying its share, not a duplicate. Where both contracts of a supplier list their items, they must share
+//! a line of the same quantity at the same unit price: two lots of one tender, or two draws
+//! of different quantities on one ata, are two purchases. Near-identical texts that each name
+//! a specific thing the other does not ("... EM CURITIBA", "... EM MANAUS") are two purchases
+//! too ([`super::doc_freq::DocFreq::name_different_things`]).
 //!
 //! Complexity: near-linear. Each object is tokenised once (`O(total words)`); the join indexes
 //! a prefix of a few rare words per object and only verifies candidates sharing one, so the
@@ -41,13 +45,16 @@ use super::shared::Shared;
 use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use super::simjoin::{similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
 
 /// Detector name.
 pub const NAME: &str = "duplicate_contracts";
+/// The highest severity of a same-supplier duplicate: two records of one purchase ask the
+/// organ to confirm whether it was paid twice; they do not show it was.
+pub const MAX_SEVERITY: Severity = Severity::High;
 /// The spec's literal similarity threshold (strictly above); the lowest any sensitivity uses.
 pub const THRESHOLD: f64 = 0.85;
 /// The similarity threshold as sensitivity moves it.
@@ -247,7 +254,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
     let confidence = tidy(best);
     let threshold = SIMILARITY.at(s);
     let ids: Vec<&str> = members.iter().map(|&i| cs[i].id.as_str()).collect();
-    Finding {
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: primary.id.to_string(),
@@ -330,7 +337,9 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
             ("max_days", json!(MAX_DAYS)),
         ],
     }
-    .build()
+    .build();
+    a.severity = a.severity.min(MAX_SEVERITY);
+    a
 }
 
 #[cfg(test)]

@@ -6,10 +6,13 @@
 //! (boilerplate, lots of one pregão), so the rule asks for strong corroboration: objects more
 //! than `t(s)` alike (the same Jaccard threshold, word sets and specificity weighting as the
 //! same-supplier half, [`super::duplicates`]), the same organ and the same purchase process
-//! (`numeroProcesso`, non-empty), different supplier documents, values within 10% of each
-//! other *and* signing dates within 60 days, and not an ata de registro de preços (several
-//! suppliers and units drawing on one ata is how it works). Such a group is worth an
-//! explanation, not a case: its severity is medium at most. Pairs are grouped (connected
+//! (`numeroProcesso`, non-empty), the same purchase item listed by both (`Código Item Compra`:
+//! two lots or two items of one tender go to different suppliers by design, and contracts
+//! without items cannot show this), different supplier documents, values within 10% of each
+//! other *and* signing dates within 60 days, and not a purchase meant to contract several
+//! suppliers for one object (ata de registro de preços, credenciamento by inexigibilidade,
+//! chamada pública of family farming by dispensa). Such a group is worth an explanation, not a
+//! case: its severity is medium at most. Pairs are grouped (connected
 //! components) and the earliest contract is the primary.
 //!
 //! Complexity: contracts are blocked by (organ, process) with a hash map, and the similarity

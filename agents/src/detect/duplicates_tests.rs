@@ -177,9 +177,16 @@ fn raising_the_sensitivity_reports_pairs_close_in_value_or_date_alone() {
     assert_eq!(found[0].technical_details["threshold"], 0.85);
 }
 
-/// A contract of purchase process `process`.
+/// A contract of purchase process `process`, listing the process's first item.
 fn in_process(mut c: Contract, process: &str) -> Contract {
     c.process_number = process.into();
+    c.items = vec![crate::model::amendment::ContractItem {
+        code: format!("{process}-00001").into(),
+        description: "MEDICAMENTO".into(),
+        complement: "".into(),
+        quantity: 1.0,
+        value: c.initial_value,
+    }];
     c
 }
 
@@ -203,7 +210,7 @@ fn the_same_object_from_another_supplier_in_one_process_at_a_close_value_and_dat
 }
 
 #[test]
-fn another_supplier_outside_the_process_or_on_a_price_registration_is_not_a_duplicate() {
+fn another_supplier_outside_the_process_for_another_item_or_on_a_multi_award_purchase_is_not_a_duplicate() {
     // Changed with issue [4]: identical objects from different suppliers are common; without
     // the same purchase process there is no corroboration.
     let unrelated = run(vec![
@@ -211,6 +218,12 @@ fn another_supplier_outside_the_process_or_on_a_price_registration_is_not_a_dupl
         contract("2", &edited(), "S2", "36000", 104_000.0, (2024, 3, 25)),
     ]);
     assert!(unrelated.is_empty(), "{unrelated:?}");
+    let mut lots = vec![
+        in_process(contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)), "P1"),
+        in_process(contract("2", &edited(), "S2", "36000", 104_000.0, (2024, 3, 25)), "P1"),
+    ];
+    lots[1].items[0].code = "P1-00002".into();
+    assert!(run(lots).is_empty(), "two items (lots) of one tender are two purchases");
     let mut ata = vec![
         in_process(contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1)), "P1"),
         in_process(contract("2", &edited(), "S2", "36000", 104_000.0, (2024, 3, 25)), "P1"),
@@ -218,7 +231,42 @@ fn another_supplier_outside_the_process_or_on_a_price_registration_is_not_a_dupl
     for c in &mut ata {
         c.modality = "Pregão - Registro de Preço".into();
     }
-    assert!(run(ata).is_empty());
+    assert!(run(ata.clone()).is_empty());
+    for c in &mut ata {
+        c.modality = "Inexigibilidade de Licitação".into();
+    }
+    assert!(run(ata).is_empty(), "a credenciamento contracts many suppliers for one object");
+}
+
+#[test]
+fn texts_naming_two_places_are_two_purchases() {
+    // One pregão, one supplier, the same service in two offices (DPU's 2024 maintenance
+    // contracts): the texts differ by the place, which is specific in the dataset.
+    let text = |city: &str| {
+        format!(
+            "O OBJETO DO PRESENTE INSTRUMENTO É A CONTRATAÇÃO DE EMPRESA PARA PRESTAÇÃO DE SERVIÇOS DE NATUREZA \
+             CONTINUADA PARA MANUTENÇÃO PREVENTIVA E CORRETIVA DOS SISTEMAS DE AR CONDICIONADO DA DPU EM {city}"
+        )
+    };
+    let mut cs: Vec<Contract> = (0..100)
+        .map(|i| {
+            contract(
+                &format!("o{i}"),
+                "AQUISIÇÃO DE MATERIAL DE EXPEDIENTE",
+                &format!("X{i}"),
+                "29000",
+                1e3,
+                (2024, 1, 1),
+            )
+        })
+        .collect();
+    cs.push(contract("1", &text("CURITIBA"), "G", "29000", 150_595.0, (2024, 6, 7)));
+    cs.push(contract("2", &text("MANAUS"), "G", "29000", 155_000.0, (2024, 6, 10)));
+    assert!(run(cs.clone()).is_empty());
+    cs.push(contract("3", &text("CURITIBA"), "G", "29000", 151_000.0, (2024, 6, 20)));
+    let found = run(cs);
+    assert_eq!(found.len(), 1, "the same office twice is a duplicate");
+    assert_eq!(found[0].affected_entities.related[0].id, "3");
 }
 
 #[test]
@@ -281,4 +329,34 @@ fn a_pair_59_days_apart_in_one_process_is_found_once() {
     ]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].technical_details["max_days_apart"], 59);
+}
+
+#[test]
+fn two_lots_of_one_tender_are_two_purchases_and_a_record_listed_twice_is_a_duplicate() {
+    // Lines of the Portal's 2024-01 download: one supplier won two lots of one tender (ETEL,
+    // UG 393028, items ...300001 and ...300002), and one contract appears twice (VILLAGE, UG
+    // 373055, contract 000252024 with the same items).
+    let object = "Objeto: EXECUÇÃO DOS SERVIÇOS TÉCNICOS ESPECIALIZADOS DE SUPERVISÃO E APOIO À FISCALIZAÇÃO NA \
+                  EXECUÇÃO DAS AÇÕES DE MANUTENÇÃO E RESTAURAÇÃO";
+    let with_item = |id: &str, code: &str, value: f64| {
+        let mut c = contract(id, object, "03086225000184", "39000", value, (2024, 1, 5));
+        c.items = vec![crate::model::amendment::ContractItem {
+            code: code.into(),
+            description: "SUPERVISÃO / GERENCIAMENTO / FISCALIZAÇÃO".into(),
+            complement: "".into(),
+            quantity: 1.0,
+            value,
+        }];
+        c
+    };
+    let lots = vec![
+        with_item("000102024", "39302805000012023300001", 33_450_062.39),
+        with_item("000112024", "39302805000012023300002", 32_449_553.75),
+    ];
+    assert!(run(lots).is_empty());
+    let twice = vec![
+        with_item("000252024", "37305505000022023300001", 1_075_965.60),
+        with_item("000252024b", "37305505000022023300001", 1_075_965.60),
+    ];
+    assert_eq!(run(twice).len(), 1);
 }

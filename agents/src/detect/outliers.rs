@@ -34,13 +34,16 @@ use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::robust;
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::format_brl;
 
 /// Detector name.
 pub const NAME: &str = "learned_outlier";
+/// The highest severity of a learned outlier: being unlike the other contracts of its group is
+/// a reason to look, not evidence of an irregularity.
+pub const MAX_SEVERITY: Severity = Severity::Medium;
 /// Distance to the nearest centroid, as sensitivity moves it.
 pub const DISTANCE: Threshold = Threshold::new(10.0, 3.0, 2.5);
 /// Fewest scorable contracts to learn anything.
@@ -223,7 +226,7 @@ fn anomaly(
     };
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let top = &ranked[0].0;
-    Finding {
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: c.id.clone().to_string(),
@@ -305,7 +308,9 @@ fn anomaly(
             ("value", json!(round2(c.value()))),
         ],
     }
-    .build()
+    .build();
+    a.severity = a.severity.min(MAX_SEVERITY);
+    a
 }
 
 #[cfg(test)]

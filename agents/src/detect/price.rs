@@ -24,6 +24,13 @@
 //!   deviation of the peer baseline) must exceed `L(s)` = 8.0 (s = 0), 4.0 (s = 0.7) and the
 //!   spec's 1.5 (s = 1).
 //!
+//! Where a group's totals grow with the vigência (least-squares slope of ln(total) on
+//! ln(days) at least [`TERM_SLOPE`], as for continuing services), a total is compared only when
+//! the contract's vigência is at most twice the group's median ([`MAX_TERM_RATIO`]): a
+//! five-year service is not overpriced against one-year ones. Either rule also needs the price at least `R(s)` times the peer median: 5 (s = 0), 3 (s =
+//! 0.7), none at s = 1. Severity is high at most: a statistical outlier asks for the organ's
+//! price research; it does not prove overpricing.
+//!
 //! Confidence = `margin_confidence(score - threshold, 0.75)` of the rule that fired (the larger
 //! if both), times 0.97 for a group baseline of mixed modalities and 0.95 for baselines of fewer
 //! than 50 contracts. Severity from [`super::common::severity`]; the money at stake is the
@@ -44,7 +51,8 @@ use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{
-    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, StatisticalEvidence,
+    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, Evidence, Explanation, Factor, Severity,
+    StatisticalEvidence,
 };
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
@@ -60,9 +68,16 @@ pub const THRESHOLD: f64 = 1.5;
 pub const ROBUST: Threshold = Threshold::new(6.0, 2.4, THRESHOLD);
 /// The literal (mean and standard deviation) z-score threshold as sensitivity moves it.
 pub const LITERAL: Threshold = Threshold::new(8.0, 4.0, THRESHOLD);
+/// Least ratio of a price to its peer median for a finding, as sensitivity moves it (the
+/// spec's literal rule at s = 1 has none): within a homogeneous group, a price under three
+/// times the median is market spread (brand, region, scale), not a question for the organ.
+pub const MIN_RATIO: Threshold = Threshold::new(5.0, 3.0, 1.0);
 /// How far below the robust threshold the supplier baseline z-score may be and still let a
 /// flag through.
 pub const VETO_MARGIN: f64 = 1.0;
+/// The highest severity of a price finding: a price far above its peers is a reason to ask
+/// for the organ's price research, not proof of an irregularity.
+pub const MAX_SEVERITY: Severity = Severity::High;
 /// Scale of the confidence margin, in z units.
 const MARGIN_SCALE: f64 = 0.75;
 
@@ -91,13 +106,31 @@ pub fn baseline_factor(level: Level, size: usize) -> f64 {
     if size < 50 { level * 0.95 } else { level }
 }
 
+/// How many times its peers' usual vigência a contract may last and still be compared on its
+/// total: a five-year continuing service costs five one-year ones.
+pub const MAX_TERM_RATIO: f64 = 2.0;
+
+/// Slope of ln(total) on ln(vigência) in a group from which totals count as growing with the
+/// term (continuing services: two years cost about twice one).
+pub const TERM_SLOPE: f64 = 0.5;
+
+/// Whether a contract's total is comparable with its group's: in a group whose totals grow
+/// with the vigência ([`TERM_SLOPE`]), a contract lasting more than [`MAX_TERM_RATIO`] times the
+/// group's median vigência is not.
+fn comparable_term(c: &crate::model::contract::Contract, g: &Group) -> bool {
+    match super::price_groups::days_of(c) {
+        Some(days) if g.median_days.is_finite() && g.term_slope >= TERM_SLOPE => days <= MAX_TERM_RATIO * g.median_days,
+        _ => true,
+    }
+}
+
 /// Scores one contract at sensitivity `s`; `None` when no rule fires.
-fn judge(b: &Baselines, i: usize, s: f64) -> Option<Flag> {
+fn judge(c: &crate::model::contract::Contract, b: &Baselines, i: usize, s: f64) -> Option<Flag> {
     let g = &b.groups[b.group_of[i] as usize];
     let (t, l) = (ROBUST.at(s), LITERAL.at(s));
     let peer_z = b.peer_z(i);
     let literal_z = b.literal_z(i);
-    if peer_z <= t && literal_z <= l {
+    if (peer_z <= t && literal_z <= l) || b.ratio[i] < MIN_RATIO.at(s).ln() || !comparable_term(c, g) {
         return None;
     }
     let entity = b.entity(i);
@@ -137,14 +170,14 @@ impl Detector for PriceZScore {
             }
             if let Some(items) = items.as_ref().filter(|it| it.judges(i)) {
                 let t = ROBUST.at(p.sensitivity);
-                let found = items.flags(ds, i, t);
+                let found = items.flags(ds, i, t, MIN_RATIO.at(p.sensitivity));
                 by_items.extend(price_items::anomaly(ds, items, i, &found, t, p.sensitivity, p.confidence_threshold));
                 continue;
             }
             if b.group_of[i] == u32::MAX {
                 continue;
             }
-            if let Some(f) = judge(&b, i, p.sensitivity) {
+            if let Some(f) = judge(&ds.contracts[i], &b, i, p.sensitivity) {
                 per_group[b.group_of[i] as usize] += 1;
                 if f.confidence >= p.confidence_threshold {
                     flags.push((i, f));
@@ -281,7 +314,7 @@ fn anomaly(ds: &Dataset, i: usize, g: &Group, f: &Flag, contamination: f64, p: &
     Anomaly {
         id: format!("{NAME}-{}", c.id),
         kind: AnomalyType::PriceAnomaly,
-        severity: severity(f.confidence, at_stake),
+        severity: severity(f.confidence, at_stake).min(MAX_SEVERITY),
         confidence: f.confidence,
         description,
         technical_details: td,

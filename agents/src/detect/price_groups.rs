@@ -22,10 +22,11 @@ use crate::model::dataset::Dataset;
 /// Smallest group used as a baseline (a smaller group's spread is too uncertain for a robust
 /// z-score).
 pub const MIN_GROUP: usize = 30;
-/// Largest spread (1.4826 MAD of ln(value)) of a group whose totals are compared: beyond it
-/// the middle half of the group spans more than a factor of 5 and the group prices different
-/// things (or different amounts of one thing) under one text.
-pub const MAX_SIGMA: f64 = 1.2;
+/// Largest spread (1.4826 MAD of ln(value)) of a group whose prices are compared: beyond it
+/// the middle half of the group spans more than a factor of about 2.7 (the interquartile range
+/// is 1.349 sigma) and the group prices different things, or different amounts or units of one
+/// thing, under one text.
+pub const MAX_SIGMA: f64 = 0.75;
 /// Floor of every log-scale spread (10%): identical prices must not make any difference huge.
 pub const MIN_SIGMA: f64 = 0.1;
 /// MAD to standard deviation under normality.
@@ -73,6 +74,11 @@ pub struct Group {
     pub terms: Vec<String>,
     /// Mean cosine similarity of the learned group's members to its leader.
     pub coherence: f64,
+    /// Median vigência in days of the members that give one (NaN when none does).
+    pub median_days: f64,
+    /// Least-squares slope of ln(value) on ln(vigência) over those members (0 when fewer than
+    /// ten give one or their vigências do not vary): near 1 when totals grow with the term.
+    pub term_slope: f64,
 }
 
 impl Group {
@@ -106,6 +112,24 @@ pub(super) fn robust(scratch: &mut [f64]) -> (f64, f64) {
         *x = (*x - m).abs();
     }
     (m, (MAD_SCALE * median_in_place(scratch)).max(MIN_SIGMA))
+}
+
+/// Least-squares slope of y on x; 0 with fewer than ten points or no spread in x.
+fn slope(points: &[(f64, f64)]) -> f64 {
+    if points.len() < 10 {
+        return 0.0;
+    }
+    let n = points.len() as f64;
+    let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx > 1e-9 { sxy / sxx } else { 0.0 }
+}
+
+/// A contract's vigência in days, when it gives a positive one.
+pub fn days_of(c: &crate::model::contract::Contract) -> Option<f64> {
+    let days = (c.valid_until? - c.valid_from?).num_days();
+    (days > 0).then_some(days as f64)
 }
 
 /// Dense ids for string keys, in order of first appearance.
@@ -195,6 +219,14 @@ pub fn peer_groups(
         let mut stats = group_stats(label, level, &idx, &logs, &mut scratch);
         stats.terms = og.terms.clone();
         stats.coherence = og.coherence;
+        let pairs: Vec<(f64, f64)> =
+            idx.iter().filter_map(|&i| days_of(&cs[i as usize]).map(|d| (d.ln(), logs[i as usize]))).collect();
+        stats.term_slope = slope(&pairs);
+        scratch.clear();
+        scratch.extend(pairs.iter().map(|p| p.0.exp()));
+        if !scratch.is_empty() {
+            stats.median_days = median_in_place(&mut scratch);
+        }
         groups.push(stats);
     }
     // Only homogeneous baselines judge.
@@ -236,6 +268,8 @@ fn group_stats(label: String, level: Level, idx: &[u32], logs: &[f64], scratch: 
             median_value: f64::NAN,
             terms: Vec::new(),
             coherence: 0.0,
+            median_days: f64::NAN,
+            term_slope: 0.0,
         };
     }
     scratch.clear();
@@ -259,5 +293,7 @@ fn group_stats(label: String, level: Level, idx: &[u32], logs: &[f64], scratch: 
         median_value: median_log.exp(),
         terms: Vec::new(),
         coherence: 0.0,
+        median_days: f64::NAN,
+        term_slope: 0.0,
     }
 }

@@ -4,12 +4,18 @@
 //! judged against one of 2.
 //!
 //! Items are grouped by their folded catalogue description (CATMAT/CATSER texts are a
-//! controlled vocabulary: "FRUTA", "SERVIÇO ESPECIALIZADO DE LIMPEZA"); a group judges only
-//! with at least [`MIN_ITEMS`] priced items from at least [`MIN_CONTRACTS`] contracts (one
-//! contract cannot be its own baseline) and a homogeneous spread (1.4826 MAD of ln(unit price)
+//! controlled vocabulary: "FRUTA", "SERVIÇO ESPECIALIZADO DE LIMPEZA"); each contract gives the
+//! group one vote (the median of its lines), and a group judges only with at least
+//! [`MIN_ITEMS`] priced items from at least [`MIN_CONTRACTS`] contracts (one contract cannot
+//! be its own baseline) and a homogeneous spread (1.4826 MAD of ln(unit price)
 //! at most [`super::price_groups::MAX_SIGMA`]: one description covering different units of
 //! measure or different goods has no central price). An item is flagged when the robust
-//! z-score of its ln(unit price) exceeds the detector's threshold; the contract's finding
+//! z-scores of its ln(unit price) *and* of its ln(line total) (quantity x unit price) both
+//! exceed the detector's threshold and its unit price is at least the detector's least ratio
+//! times the median. The item files give no unit of measure: a unit price far above its peers
+//! whose line total is ordinary is a different unit (a year priced as one unit, a kit as one
+//! test), not a higher price; so is a quantity more than ten times from the group's usual
+//! one ([`MAX_QUANTITY_GAP`]). The contract's finding
 //! names its worst item, and the money at stake is the excess over the group median times the
 //! quantity, summed over its flagged items. A contract with at least one item in a judging
 //! group is judged here and not on its total. Linear in the items plus a sort per group.
@@ -31,7 +37,12 @@ use crate::text::{fold, format_brl, format_decimal};
 /// Fewest priced items of one description for a unit-price baseline.
 pub const MIN_ITEMS: usize = 12;
 /// Fewest distinct contracts behind a unit-price baseline.
-pub const MIN_CONTRACTS: usize = 4;
+pub const MIN_CONTRACTS: usize = 8;
+/// Most an item's quantity may differ from the group's median quantity, on the log scale (a
+/// factor of 10), for its unit price to be compared: one unit of a thing usually bought by the
+/// hundred (a building's painting priced as one global unit against prices per square metre)
+/// is another unit of measure, which the item files do not give.
+pub const MAX_QUANTITY_GAP: f64 = std::f64::consts::LN_10;
 /// Most flagged items listed in a finding's evidence.
 const MAX_LISTED: usize = 10;
 
@@ -48,6 +59,12 @@ pub struct ItemGroup {
     pub median_log: f64,
     /// 1.4826 MAD of ln(unit price), floored.
     pub sigma: f64,
+    /// Median ln(quantity x unit price), the line total.
+    pub median_line: f64,
+    /// 1.4826 MAD of ln(line total), floored.
+    pub sigma_line: f64,
+    /// Median ln(quantity).
+    pub median_qty: f64,
 }
 
 impl ItemGroup {
@@ -68,6 +85,8 @@ pub struct ItemFlag {
     pub unit: f64,
     /// Robust z-score of ln(unit price).
     pub z: f64,
+    /// Robust z-score of ln(line total).
+    pub z_line: f64,
     /// (unit price - group median) x quantity.
     pub excess: f64,
 }
@@ -100,12 +119,36 @@ pub fn unit_prices(c: &Contract) -> Vec<f64> {
         .collect()
 }
 
+/// The median of each contract's values in a run of `(contract, value)` entries grouped by
+/// contract: one vote per contract, so a contract listing a hundred lines of one item does not
+/// make the baseline alone.
+fn per_contract(entries: &[(u32, f64)]) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut scratch = Vec::new();
+    let mut at = 0;
+    while at < entries.len() {
+        let owner = entries[at].0;
+        scratch.clear();
+        while at < entries.len() && entries[at].0 == owner {
+            scratch.push(entries[at].1);
+            at += 1;
+        }
+        out.push(crate::detect::stats::median_in_place(&mut scratch));
+    }
+    out
+}
+
+/// Median and spread of one contract-level series, or none for an empty one.
+fn baseline(values: &mut [f64]) -> (f64, f64) {
+    if values.is_empty() { (f64::NAN, MIN_SIGMA) } else { robust(values) }
+}
+
 impl ItemBaselines {
     /// Builds the baselines of every catalogue description of a dataset.
     pub fn build(ds: &Dataset) -> ItemBaselines {
         let mut ids: HashMap<String, u32, FxBuild> = HashMap::default();
-        let mut logs: Vec<Vec<f64>> = Vec::new();
-        let mut owners: Vec<Vec<u32>> = Vec::new();
+        // Per description: (contract, ln unit price), (contract, ln line total), (contract, ln quantity).
+        let mut entries: Vec<[Vec<(u32, f64)>; 3]> = Vec::new();
         let mut names: Vec<String> = Vec::new();
         let mut item_group = Vec::with_capacity(ds.contracts.len());
         let mut units = Vec::with_capacity(ds.contracts.len());
@@ -128,28 +171,30 @@ impl ItemBaselines {
                     let next = ids.len() as u32;
                     let g = *ids.entry(key).or_insert(next);
                     if g == next {
-                        logs.push(Vec::new());
-                        owners.push(Vec::new());
+                        entries.push(Default::default());
                         names.push(it.description.to_string());
                     }
-                    logs[g as usize].push(unit.ln());
-                    if owners[g as usize].last() != Some(&(i as u32)) {
-                        owners[g as usize].push(i as u32);
-                    }
+                    let e = &mut entries[g as usize];
+                    e[0].push((i as u32, unit.ln()));
+                    e[1].push((i as u32, (unit * it.quantity).ln()));
+                    e[2].push((i as u32, it.quantity.ln()));
                     g
                 })
                 .collect();
             item_group.push(groups);
             units.push(u);
         }
-        let groups = logs
+        let groups = entries
             .into_iter()
-            .zip(owners)
             .zip(names)
-            .map(|((mut l, o), description)| {
-                let size = l.len();
-                let (median_log, sigma) = if size > 0 { robust(&mut l) } else { (f64::NAN, MIN_SIGMA) };
-                ItemGroup { description, size, contracts: o.len(), median_log, sigma }
+            .map(|(e, description)| {
+                let size = e[0].len();
+                let (mut unit, mut line, mut qty) = (per_contract(&e[0]), per_contract(&e[1]), per_contract(&e[2]));
+                let contracts = unit.len();
+                let (median_log, sigma) = baseline(&mut unit);
+                let (median_line, sigma_line) = baseline(&mut line);
+                let (median_qty, _) = baseline(&mut qty);
+                ItemGroup { description, size, contracts, median_log, sigma, median_line, sigma_line, median_qty }
             })
             .collect();
         ItemBaselines { groups, item_group, units }
@@ -160,8 +205,10 @@ impl ItemBaselines {
         self.item_group[i].iter().any(|&g| g != u32::MAX && self.groups[g as usize].judges())
     }
 
-    /// The items of contract `i` whose robust z-score exceeds `threshold`, worst first.
-    pub fn flags(&self, ds: &Dataset, i: usize, threshold: f64) -> Vec<ItemFlag> {
+    /// The items of contract `i` whose unit price and line total both have a robust z-score
+    /// above `threshold` and whose unit price is at least `min_ratio` times the median, worst
+    /// first.
+    pub fn flags(&self, ds: &Dataset, i: usize, threshold: f64, min_ratio: f64) -> Vec<ItemFlag> {
         let c = &ds.contracts[i];
         let mut out: Vec<ItemFlag> = self.item_group[i]
             .iter()
@@ -171,11 +218,16 @@ impl ItemBaselines {
                 let grp = &self.groups[g as usize];
                 let unit = self.units[i][k];
                 let z = (unit.ln() - grp.median_log) / grp.sigma;
-                (z > threshold).then(|| ItemFlag {
+                let quantity = c.items[k].quantity;
+                let z_line = ((unit * quantity).ln() - grp.median_line) / grp.sigma_line;
+                let far = unit.ln() - grp.median_log >= min_ratio.ln();
+                let usual_quantity = (quantity.ln() - grp.median_qty).abs() <= MAX_QUANTITY_GAP;
+                (z > threshold && z_line > threshold && far && usual_quantity).then(|| ItemFlag {
                     item: k,
                     group: g as usize,
                     unit,
                     z,
+                    z_line,
                     excess: (unit - grp.median_log.exp()) * c.items[k].quantity,
                 })
             })
@@ -230,6 +282,7 @@ pub fn anomaly(
                     "peer_items": grp.size,
                     "peer_contracts": grp.contracts,
                     "z_score": round4(f.z),
+                    "line_total_z_score": round4(f.z_line),
                 }),
             )
         })
@@ -276,8 +329,8 @@ pub fn anomaly(
             technical: format!(
                 "Rule 'unit_price' at sensitivity {s}: robust z of ln(unit price) among the {} priced items of the \
                  description '{}' ({} contracts; median ln = {:.3}, 1.4826 MAD = {:.3}, homogeneous: at most {MAX_SIGMA}) \
-                 = {:.3} (threshold {:.3}).",
-                g.size, g.description, g.contracts, g.median_log, g.sigma, worst.z, threshold
+                 = {:.3}, and of ln(line total) = {:.3} (threshold {:.3} for both).",
+                g.size, g.description, g.contracts, g.median_log, g.sigma, worst.z, worst.z_line, threshold
             ),
             primary: contract_ref(c),
             related: Vec::new(),
@@ -324,4 +377,8 @@ pub fn anomaly(
         }
         .build(),
     )
+    .map(|mut a| {
+        a.severity = a.severity.min(super::price::MAX_SEVERITY);
+        a
+    })
 }

@@ -23,13 +23,16 @@ use super::finding::{Finding, pattern, point, side_subject};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{Shared, Side};
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
 
 /// Detector name.
 pub const NAME: &str = "round_values";
+/// The highest severity of a round-value finding: round amounts are common in budgets,
+/// agreements and estimates, so they are a reason to look, never evidence alone.
+pub const MAX_SEVERITY: Severity = Severity::Medium;
 /// Round share of an entity's contracts, as sensitivity moves it.
 pub const SHARE: Threshold = Threshold::new(0.8, 0.4, 0.2);
 /// `-log10` of the binomial tail, as sensitivity moves it.
@@ -131,7 +134,7 @@ fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, 
     let at_stake: f64 = e.rounded.iter().map(|&i| ds.contracts[i].value()).sum();
     let related: Vec<_> = e.rounded.iter().take(500).map(|&i| contract_ref(&ds.contracts[i])).collect();
     let n = e.members.len();
-    Finding {
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("{side}-{}", e.id),
@@ -211,7 +214,9 @@ fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, 
             ("round_value", json!(round2(at_stake))),
         ],
     }
-    .build()
+    .build();
+    a.severity = a.severity.min(MAX_SEVERITY);
+    a
 }
 
 #[cfg(test)]

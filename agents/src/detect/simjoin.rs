@@ -9,7 +9,7 @@ use chrono::Datelike;
 
 use super::common::FxBuild;
 use super::doc_freq::DocFreq;
-use super::duplicates::{MAX_DAYS, THRESHOLD, VALUE_TOLERANCE};
+use super::duplicates::{MAX_DAYS, SPECIFIC, THRESHOLD, VALUE_TOLERANCE};
 use super::object_signature::is_uninformative;
 use crate::model::dataset::Dataset;
 use crate::text::for_each_word_hash;
@@ -189,8 +189,9 @@ pub enum Closeness {
     /// Runs of one supplier: the same organ, values or signing dates close, and not two units
     /// drawing on one ata de registro de preços.
     ValueOrDate,
-    /// Runs of one purchase process: different suppliers, values and dates both close, not an
-    /// ata de registro de preços (which is meant to be shared).
+    /// Runs of one purchase process: different suppliers, values and dates both close, the same
+    /// purchase item listed by both, and not a purchase meant for several suppliers (ata de
+    /// registro de preços, credenciamento, chamada pública).
     OtherSupplier,
 }
 
@@ -292,7 +293,8 @@ pub fn join(
                         && cy.supplier.document != cx.supplier.document
                         && !cy.process_number.is_empty()
                         && cy.process_number == cx.process_number
-                        && !is_price_registration(cy)
+                        && !is_multi_award(cy)
+                        && !is_multi_award(cx)
                 }
             };
             if !close {
@@ -300,6 +302,15 @@ pub fn join(
             }
             let similarity = jaccard(set(y), tokens);
             if similarity > THRESHOLD {
+                if closeness == Closeness::OtherSupplier && !share_a_purchase_item(cy, cx) {
+                    continue;
+                }
+                if closeness == Closeness::ValueOrDate && !items_may_match(cy, cx) {
+                    continue;
+                }
+                if df.is_some_and(|df| df.name_different_things(&cy.object, &cx.object, SPECIFIC)) {
+                    continue;
+                }
                 let specificity = df.map_or(1.0, |df| df.specificity(rarest_shared(set(y), tokens, df)));
                 pairs.push(Pair { a: run[y], b: run[x], similarity, value_diff, days: apart, specificity });
             }
@@ -329,6 +340,37 @@ fn rarest_shared(x: &[u64], y: &[u64], df: &DocFreq) -> u32 {
         }
     }
     rarest
+}
+
+/// Whether two contracts may buy the same goods as far as their items say: true when either
+/// lists none; otherwise they must share a line of the same quantity at the same unit price
+/// (within 1%). Two lots of one tender, or two draws of different quantities on one ata, are
+/// two purchases however alike their object texts are.
+fn items_may_match(a: &crate::model::contract::Contract, b: &crate::model::contract::Contract) -> bool {
+    if a.items.is_empty() || b.items.is_empty() {
+        return true;
+    }
+    a.items.iter().any(|x| {
+        b.items
+            .iter()
+            .any(|y| x.quantity == y.quantity && (x.value - y.value).abs() <= 0.01 * x.value.abs().max(y.value.abs()))
+    })
+}
+
+/// Whether two contracts list the same item of the same purchase (`Código Item Compra`): the
+/// one thing that says two suppliers were contracted for the same goods, not for two lots or
+/// two items of one tender. Contracts without items say nothing either way.
+fn share_a_purchase_item(a: &crate::model::contract::Contract, b: &crate::model::contract::Contract) -> bool {
+    a.items.iter().any(|x| !x.code.is_empty() && b.items.iter().any(|y| y.code == x.code))
+}
+
+/// Whether a contract comes from a purchase meant to contract several suppliers for the same
+/// object: an ata de registro de preços, a credenciamento (inexigibilidade) or a chamada pública
+/// of family farming (dispensa).
+fn is_multi_award(c: &crate::model::contract::Contract) -> bool {
+    let m = c.modality.as_bytes();
+    let has = |pat: &[u8]| m.windows(pat.len()).any(|w| w.eq_ignore_ascii_case(pat));
+    is_price_registration(c) || has(b"inexigibilidade") || has(b"dispensa") || has(b"credenciamento")
 }
 
 /// Whether a contract comes from a price registration (an ata de registro de preços).
