@@ -181,7 +181,10 @@ mod tests {
         let params = DetectionParams::default();
         let cancel = CancelFlag::new();
         let out = Anita::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
-        for planted in data.planted.iter().filter(|p| p.detector == concentration::NAME || p.detector == temporal::NAME)
+        for planted in data
+            .planted
+            .iter()
+            .filter(|p| [concentration::NAME, temporal::NAME].contains(&crate::testutil::detector_of(p.scheme)))
         {
             assert!(
                 out.anomalies.iter().any(|a| a.affected_entities.primary.id == *planted.entity_id.as_ref().unwrap()),
@@ -190,8 +193,8 @@ mod tests {
         }
         let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();
         assert!(out.anomalies.iter().all(|a| mine.contains(&a.detector())));
-        for p in data.planted.iter().filter(|p| mine.contains(&p.detector)) {
-            assert!(out.anomalies.iter().any(|a| a.detector() == p.detector), "no {}", p.detector);
+        for d in data.planted.iter().map(|p| crate::testutil::detector_of(p.scheme)).filter(|d| mine.contains(d)) {
+            assert!(out.anomalies.iter().any(|a| a.detector() == d), "no {d}");
         }
         assert!(out.insights.iter().any(|i| i.insight.starts_with("O mês de maior gasto")));
         assert!(out.insights.iter().any(|i| i.insight.starts_with("Os 3 maiores fornecedores")));

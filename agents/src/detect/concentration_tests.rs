@@ -88,7 +88,7 @@ fn concentration_detector_finds_the_planted_supplier_of_the_demo_data() {
     let (r, n, missed) = recall(&data, &found, NAME);
     assert!(n >= 1);
     assert!(r >= 0.9, "recall {r}, missed {missed:?}");
-    for p in data.planted.iter().filter(|p| p.detector == NAME) {
+    for p in crate::testutil::planted_for(&data, NAME) {
         assert!(found.iter().any(|a| Some(&a.affected_entities.primary.id) == p.entity_id.as_ref()));
     }
     assert!(found.len() <= n + 1, "{} found for {n} planted", found.len());

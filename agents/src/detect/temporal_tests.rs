@@ -68,6 +68,7 @@ fn a_normal_december_is_not_flagged_and_tiny_years_are_not_judged() {
 }
 
 #[test]
+#[ignore = "the demo generator no longer plants to this detector's thresholds (issue 4 item 11): its recall and precision are measured by examples/evaluate"]
 fn end_of_year_detector_finds_the_planted_rush_of_the_demo_data() {
     let data = generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() });
     let found = EndOfYear.run(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
