@@ -49,6 +49,8 @@ pub struct World {
     pub pools: Vec<Pool>,
     /// Compiled object templates, per profile.
     pub templates: Vec<Vec<Vec<Seg>>>,
+    /// Per profile, the shared description of each of its items (no lookup per contract).
+    pub item_texts: Vec<Vec<ArcStr>>,
     /// The fixed texts records repeat (organs, units, modalities, legal bases, budget
     /// elements), each one shared allocation.
     pub texts: Interner,
@@ -127,7 +129,8 @@ pub fn draw_value(p: &Profile, rng: &mut ChaCha8Rng) -> f64 {
 /// The items of a purchase of about `budget`: one to three items of the profile, each at its
 /// market unit price with a clean spread of about 12% (what different buyers obtain), the
 /// quantities the budget buys. Returns the items and their total, the contract's value.
-pub fn items_for(world: &World, profile: &Profile, budget: f64, rng: &mut ChaCha8Rng) -> (Vec<ContractItem>, f64) {
+pub fn items_for(world: &World, cat: usize, budget: f64, rng: &mut ChaCha8Rng) -> (Vec<ContractItem>, f64) {
+    let profile = &world.profiles[cat];
     let n = rng.gen_range(1..=3usize).min(profile.items.len());
     let mut items = Vec::with_capacity(n);
     let mut total = 0.0;
@@ -142,8 +145,8 @@ pub fn items_for(world: &World, profile: &Profile, budget: f64, rng: &mut ChaCha
         let value = (quantity * price * 100.0).round() / 100.0;
         total += value;
         items.push(ContractItem {
-            code: world.text(item_code(k)),
-            description: world.text(profile.items[k]),
+            code: item_code(k),
+            description: world.item_texts[cat][k].clone(),
             complement: ArcStr::new(),
             quantity,
             value,
@@ -152,14 +155,24 @@ pub fn items_for(world: &World, profile: &Profile, budget: f64, rng: &mut ChaCha
     (items, (total * 100.0).round() / 100.0)
 }
 
-/// Catalogue codes of the items (CATMAT/CATSER-like), by item position.
-pub static ITEM_CODES: [&str; 12] = [
-    "401001", "401002", "401003", "401004", "401005", "401006", "401007", "401008", "401009", "401010", "401011",
-    "401012",
-];
-
-fn item_code(k: usize) -> &'static str {
-    ITEM_CODES[k % ITEM_CODES.len()]
+/// The catalogue code (CATMAT/CATSER-like) of the item at position `k` of its profile.
+fn item_code(k: usize) -> ArcStr {
+    // Static literals: cloning them allocates nothing.
+    const CODES: [ArcStr; 12] = [
+        arcstr::literal!("401001"),
+        arcstr::literal!("401002"),
+        arcstr::literal!("401003"),
+        arcstr::literal!("401004"),
+        arcstr::literal!("401005"),
+        arcstr::literal!("401006"),
+        arcstr::literal!("401007"),
+        arcstr::literal!("401008"),
+        arcstr::literal!("401009"),
+        arcstr::literal!("401010"),
+        arcstr::literal!("401011"),
+        arcstr::literal!("401012"),
+    ];
+    CODES[k % CODES.len()].clone()
 }
 
 /// Unit price of an item (its value over its quantity).
@@ -178,7 +191,7 @@ pub fn make(world: &World, rng: &mut ChaCha8Rng, idx: usize) -> (Contract, Meta)
     let profile = &world.profiles[cat];
     let info = world.organs[organ];
     let unit = &info.units[rng.gen_range(0..info.units.len())];
-    let (items, value) = items_for(world, profile, draw_value(profile, rng), rng);
+    let (items, value) = items_for(world, cat, draw_value(profile, rng), rng);
     let day = rng.gen_range(1..=days_in_month(year, month));
     let signed = NaiveDate::from_ymd_opt(year, month, day).unwrap_or(NaiveDate::MIN);
     let engineering = profile.category.is_engineering();

@@ -46,6 +46,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::model::dataset::Dataset;
+use crate::model::intern::ArcStr;
 use crate::organs::{ORGANS, OrganInfo, organ_by_code};
 use catalog::PROFILES;
 use clean::{World, cumulative};
@@ -124,6 +125,7 @@ pub fn world(spec: &DemoSpec, flavour: Flavour) -> World {
         years: spec.year.map_or_else(|| vec![2024, 2025], |y| vec![y]),
         pools: suppliers::pools(spec.seed, suppliers::pool_size(spec.contracts), profiles),
         templates: objects::compile_all(profiles),
+        item_texts: profiles.iter().map(|p| p.items.iter().map(|i| ArcStr::from(*i)).collect()).collect(),
         texts: fixed_texts(profiles),
     }
 }
@@ -149,9 +151,6 @@ fn fixed_texts(profiles: &[catalog::Profile]) -> crate::model::intern::Interner 
         for item in p.items {
             texts.get(item);
         }
-    }
-    for code in clean::ITEM_CODES {
-        texts.get(code);
     }
     for year in 2016..=2026 {
         for engineering in [false, true] {
