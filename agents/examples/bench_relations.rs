@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use vigia_agents::demo::{DemoData, DemoSpec, generate};
 use vigia_agents::detect::{bid_rigging, compliance_rules, phantom, relationships, splitting};
-use vigia_agents::{CancelFlag, DetectionParams, engine};
+use vigia_agents::{AnomalyType, CancelFlag, DetectionParams, engine};
 
 const MINE: [&str; 5] =
     [compliance_rules::NAME, splitting::NAME, bid_rigging::NAME, relationships::NAME, phantom::NAME];
@@ -18,13 +18,21 @@ fn list<T: std::str::FromStr + Clone>(arg: Option<&String>, default: &[T]) -> Ve
     arg.map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_else(|| default.to_vec())
 }
 
-/// (planted, found, recall, precision) of one detector.
+/// (planted, found, recall, precision) of one detector. Labels say what was planted, not who
+/// should find it: `planted` counts every plant of the detector's anomaly type (several
+/// detectors share a type, so recall is the share of them this detector names), and a finding
+/// is right when it names a record planted with its type.
 fn score(data: &DemoData, anomalies: &[vigia_agents::Anomaly], name: &str) -> (usize, usize, f64, f64) {
-    let planted: Vec<_> = data.planted.iter().filter(|p| p.detector == name).collect();
+    let kind = if name == compliance_rules::NAME || name == splitting::NAME {
+        AnomalyType::ComplianceViolation
+    } else {
+        AnomalyType::RelationshipAnomaly
+    };
+    let planted: Vec<_> = data.planted.iter().filter(|p| p.kind == kind).collect();
     let found: Vec<_> = anomalies.iter().filter(|a| a.detector() == name).collect();
     let hit = planted
         .iter()
-        .filter(|p| found.iter().any(|a| p.record_ids.iter().all(|id| a.record_ids().any(|r| r == id))))
+        .filter(|p| found.iter().any(|a| p.record_ids.iter().any(|id| a.record_ids().any(|r| r == id))))
         .count();
     let ids: HashSet<&str> = planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
     let good = found.iter().filter(|a| a.record_ids().any(|r| ids.contains(r))).count();

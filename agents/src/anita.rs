@@ -197,7 +197,8 @@ mod tests {
                 .and_then(|c| c.signed_on.map(|d| d.year()))
         };
         let judgeable = |p: &&crate::demo::Planted| {
-            p.detector == concentration::NAME || p.detector == temporal::NAME && year_of(p) > first_year
+            let d = crate::testutil::detector_of(p.scheme);
+            d == concentration::NAME || d == temporal::NAME && year_of(p) > first_year
         };
         for planted in data.planted.iter().filter(judgeable) {
             assert!(

@@ -170,15 +170,19 @@ mod tests {
         let cancel = CancelFlag::new();
         let out = Machado::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
         let object_of = |id: &str| data.dataset.contracts.iter().find(|c| c.id == id).map(|c| c.object.clone());
-        // A brand appended to a maintenance or support object names the equipment in place,
-        // which the law allows; those plants are not restrictions.
-        let restriction =
-            |id: &str| object_of(id).is_some_and(|o| !crate::detect::contract_text::read(&o).serves_existing);
-        for p in data
-            .planted
-            .iter()
-            .filter(|p| p.detector == VAGUE || (p.detector == BRAND && restriction(&p.record_ids[0])))
-        {
+        // A brand named for equipment in place (maintenance, support, parts) is allowed, and
+        // below sensitivity 0.9 only a demanded brand ("EXCLUSIVAMENTE DA MARCA X") is a
+        // restriction; plants of a merely named brand are not found at the defaults.
+        let restriction = |id: &str| {
+            object_of(id).is_some_and(|o| {
+                let f = crate::detect::contract_text::read(&o);
+                !f.serves_existing && f.exclusive
+            })
+        };
+        for p in data.planted.iter().filter(|p| {
+            let d = crate::testutil::detector_of(p.scheme);
+            d == VAGUE || (d == BRAND && restriction(&p.record_ids[0]))
+        }) {
             assert!(out.anomalies.iter().any(|a| a.record_ids().any(|r| r == p.record_ids[0])), "missed {p:?}");
         }
         assert!(out.anomalies.iter().all(|a| a.detector() == VAGUE || a.detector() == BRAND));

@@ -1,9 +1,12 @@
-//! Helpers for the unit tests: hand-made contracts and recall of planted anomalies.
+//! Helpers for the unit tests: hand-made contracts and recall of planted anomalies. The demo
+//! generator's labels say what was planted, never who should find it; the mapping from a
+//! planted scheme to the detectors expected to find it lives here, on the tests' side.
 
 use chrono::NaiveDate;
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, CancelFlag};
-use crate::demo::{DemoData, DemoSpec, generate};
+use crate::demo::{DemoData, DemoSpec, Planted, Scheme, generate};
+use crate::detect;
 use crate::model::anomaly::Anomaly;
 use crate::model::contract::{Contract, Organ, Party, Unit};
 use crate::model::params::DetectionParams;
@@ -43,10 +46,47 @@ pub fn analyse_cancelled(agent: &dyn Agent, contracts: usize) -> Result<AgentOut
     agent.analyse(&AnalysisContext::new(&data.dataset, &params, &cancel))
 }
 
+/// The detector expected to find a planted scheme.
+pub fn detector_of(scheme: Scheme) -> &'static str {
+    use Scheme::*;
+    match scheme {
+        Overprice => detect::price::NAME,
+        RepeatedContract | CopiedContract => detect::duplicates::NAME,
+        Concentration => detect::concentration::NAME,
+        DecemberRush => detect::temporal::NAME,
+        MonthSpike | DayBurst => detect::spikes::NAME,
+        LevelShift => detect::regime::NAME,
+        Cadence => detect::periodicity::NAME,
+        RoundedValues => detect::round_values::NAME,
+        FirstDigits => detect::benford::NAME,
+        ShortContract => detect::outliers::NAME,
+        DateError => detect::dates::NAME,
+        VagueObject => detect::text_flags::VAGUE,
+        BrandRequirement => detect::text_flags::BRAND,
+        DispensaOverLimit
+        | IllegalAddition
+        | SanctionedSigning
+        | InvalidCnpj
+        | ExtinctModality
+        | UnjustifiedInexigibilidade
+        | ReleaseAboveAgreed
+        | SanctionedGrantee => detect::compliance_rules::NAME,
+        SplitPurchase => detect::splitting::NAME,
+        PhantomSupplier => detect::phantom::NAME,
+        BidRing => detect::bid_rigging::NAME,
+        RelatedBidders | ServantPartner => detect::relationships::NAME,
+    }
+}
+
+/// The plants of `data` that `detector` is expected to find.
+pub fn planted_for<'a>(data: &'a DemoData, detector: &str) -> Vec<&'a Planted> {
+    data.planted.iter().filter(|p| detector_of(p.scheme) == detector).collect()
+}
+
 /// Fraction of the planted anomalies of `detector` for which some anomaly of that detector
 /// names every planted record id, and the planted ones missed.
 pub fn recall(data: &DemoData, anomalies: &[Anomaly], detector: &str) -> (f64, usize, Vec<Vec<String>>) {
-    let planted: Vec<_> = data.planted.iter().filter(|p| p.detector == detector).collect();
+    let planted = planted_for(data, detector);
     let mut missed = Vec::new();
     for p in &planted {
         let hit = anomalies

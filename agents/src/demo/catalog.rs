@@ -2,12 +2,12 @@
 //! sigma), its weight in the mix, object text templates with their item lists, and supplier
 //! name patterns.
 
-use crate::detect::category::Category;
+pub use super::trade::Category;
 
 /// One object category of the demo data.
 #[derive(Debug, Clone, Copy)]
 pub struct Profile {
-    /// The category the detectors derive from the object text.
+    /// The trade it stands for.
     pub category: Category,
     /// Median contract value in R$.
     pub median: f64,
@@ -16,6 +16,9 @@ pub struct Profile {
     pub sigma: f64,
     /// Weight in the overall mix.
     pub weight: f64,
+    /// Market price of one unit of a typical item (R$); each item's own market price is a fixed
+    /// multiple of it ([`market_price`]).
+    pub unit_price: f64,
     /// Object text templates; slots: `{B}` (boilerplate), `{ITENS}`, `{UG}`, `{CIDADE}`, `{QTD}`, `{MESES}`, `{REF}`,
     /// `{LOTE}`.
     pub templates: &'static [&'static str],
@@ -32,6 +35,7 @@ pub static PROFILES: &[Profile] = &[
         median: 180_000.0,
         sigma: 0.6,
         weight: 0.12,
+        unit_price: 14.0,
         templates: &[
             "AQUISIÇÃO DE MEDICAMENTOS DA ATENÇÃO ESPECIALIZADA ({ITENS}) PARA ATENDIMENTO À DEMANDA DA {UG}, EM {CIDADE}, QUANTIDADE ESTIMADA DE {QTD} UNIDADES, LOTE {LOTE}, CONFORME ESPECIFICAÇÕES DO TERMO DE REFERÊNCIA Nº {REF}",
             "REGISTRO DE PREÇOS PARA EVENTUAL AQUISIÇÃO DE MEDICAMENTOS ({ITENS}) DESTINADOS À {UG} ({CIDADE}), ENTREGA PARCELADA EM {MESES} MESES, {QTD} FRASCOS E COMPRIMIDOS, ITEM {LOTE} DO EDITAL Nº {REF}",
@@ -57,6 +61,7 @@ pub static PROFILES: &[Profile] = &[
         median: 1_200_000.0,
         sigma: 0.6,
         weight: 0.06,
+        unit_price: 2_100.0,
         templates: &[
             "EXECUÇÃO DE OBRA DE REFORMA E ADEQUAÇÃO ({ITENS}) DO EDIFÍCIO DA {UG}, EM {CIDADE}, COM ÁREA DE {QTD} M2, PRAZO DE EXECUÇÃO DE {MESES} MESES, LOTE {LOTE}, CONFORME PROJETO BÁSICO Nº {REF}",
             "CONTRATAÇÃO DE EMPRESA DE ENGENHARIA PARA CONSTRUÇÃO E AMPLIAÇÃO ({ITENS}) DE INSTALAÇÕES DA {UG} NO MUNICÍPIO DE {CIDADE}, {QTD} M2 DE ÁREA CONSTRUÍDA, {MESES} MESES, ETAPA {LOTE}, PROJETO Nº {REF}",
@@ -82,6 +87,7 @@ pub static PROFILES: &[Profile] = &[
         median: 420_000.0,
         sigma: 0.55,
         weight: 0.09,
+        unit_price: 11.0,
         templates: &[
             "SERVIÇOS CONTINUADOS DE LIMPEZA, CONSERVAÇÃO E HIGIENIZAÇÃO ({ITENS}) NAS DEPENDÊNCIAS DA {UG}, EM {CIDADE}, ÁREA DE {QTD} M2, POR {MESES} MESES, LOTE {LOTE}, COM FORNECIMENTO DE MATERIAIS, TERMO DE REFERÊNCIA Nº {REF}",
             "{B} LIMPEZA E CONSERVAÇÃO PREDIAL ({ITENS}), COM DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA, PARA A {UG} ({CIDADE}), {QTD} M2, VIGÊNCIA DE {MESES} MESES, POSTO {LOTE}, EDITAL Nº {REF}",
@@ -106,6 +112,7 @@ pub static PROFILES: &[Profile] = &[
         median: 600_000.0,
         sigma: 0.55,
         weight: 0.06,
+        unit_price: 48.0,
         templates: &[
             "{B} VIGILÂNCIA PATRIMONIAL ARMADA E DESARMADA ({ITENS}) NAS INSTALAÇÕES DA {UG}, EM {CIDADE}, {QTD} HORAS MENSAIS, POR {MESES} MESES, LOTE {LOTE}, CONFORME TERMO DE REFERÊNCIA Nº {REF}",
             "VIGILÂNCIA ELETRÔNICA E PRESENCIAL ({ITENS}) PARA A {UG} NO MUNICÍPIO DE {CIDADE}, COM {QTD} HORAS DE MONITORAMENTO, VIGÊNCIA DE {MESES} MESES, POSTO {LOTE}, EDITAL Nº {REF}",
@@ -129,6 +136,7 @@ pub static PROFILES: &[Profile] = &[
         median: 350_000.0,
         sigma: 0.6,
         weight: 0.10,
+        unit_price: 950.0,
         templates: &[
             "FORNECIMENTO DE LICENÇAS DE SOFTWARE E SUPORTE TÉCNICO ({ITENS}) PARA A {UG}, EM {CIDADE}, {QTD} USUÁRIOS, SUBSCRIÇÃO DE {MESES} MESES, LOTE {LOTE}, CONFORME ESTUDO TÉCNICO PRELIMINAR Nº {REF}",
             "{B} TECNOLOGIA DA INFORMAÇÃO ({ITENS}) SOB DEMANDA PARA A {UG} ({CIDADE}), ESTIMATIVA DE {QTD} UNIDADES DE SERVIÇO TÉCNICO, {MESES} MESES, ITEM {LOTE}, TERMO DE REFERÊNCIA Nº {REF}",
@@ -153,6 +161,7 @@ pub static PROFILES: &[Profile] = &[
         median: 260_000.0,
         sigma: 0.6,
         weight: 0.06,
+        unit_price: 60_000.0,
         templates: &[
             "LOCAÇÃO DE VEÍCULOS ({ITENS}) SEM MOTORISTA, COM MANUTENÇÃO E SEGURO, PARA A {UG}, EM {CIDADE}, FRANQUIA DE {QTD} KM MENSAIS, POR {MESES} MESES, LOTE {LOTE}, PREGÃO Nº {REF}",
             "AQUISIÇÃO DE VEÍCULOS AUTOMOTORES ZERO QUILÔMETRO ({ITENS}) PARA A FROTA DA {UG} ({CIDADE}), {QTD} UNIDADES, GARANTIA DE {MESES} MESES, ITEM {LOTE}, PROCESSO DE COMPRA Nº {REF}",
@@ -176,6 +185,7 @@ pub static PROFILES: &[Profile] = &[
         median: 200_000.0,
         sigma: 0.6,
         weight: 0.08,
+        unit_price: 22.0,
         templates: &[
             "FORNECIMENTO DE ALIMENTAÇÃO PREPARADA ({ITENS}) PARA A {UG}, EM {CIDADE}, ESTIMATIVA DE {QTD} REFEIÇÕES, POR {MESES} MESES, LOTE {LOTE}, CONFORME TERMO DE REFERÊNCIA Nº {REF}",
             "AQUISIÇÃO DE GÊNEROS ALIMENTÍCIOS PERECÍVEIS E NÃO PERECÍVEIS ({ITENS}) PARA A {UG} ({CIDADE}), {QTD} QUILOS, ENTREGAS SEMANAIS DURANTE {MESES} MESES, GRUPO {LOTE}, ATA Nº {REF}",
@@ -205,6 +215,7 @@ pub static PROFILES: &[Profile] = &[
         median: 300_000.0,
         sigma: 0.6,
         weight: 0.05,
+        unit_price: 280.0,
         templates: &[
             "{B} CONSULTORIA ESPECIALIZADA ({ITENS}) PARA APOIO TÉCNICO À {UG}, EM {CIDADE}, ESTIMATIVA DE {QTD} HORAS TÉCNICAS, PRAZO DE {MESES} MESES, PRODUTO {LOTE}, CONFORME TERMO DE REFERÊNCIA Nº {REF}",
             "ASSESSORIA TÉCNICA E CONSULTORIA ({ITENS}) PRESTADA À {UG} ({CIDADE}), {QTD} HORAS DE ESPECIALISTAS, {MESES} MESES DE EXECUÇÃO, ENTREGA {LOTE}, PROJETO Nº {REF}",
@@ -232,6 +243,7 @@ pub static PROFILES: &[Profile] = &[
         median: 28_000.0,
         sigma: 0.6,
         weight: 0.14,
+        unit_price: 9.0,
         templates: &[
             "AQUISIÇÃO DE MATERIAL DE EXPEDIENTE ({ITENS}) PARA ATENDER ÀS NECESSIDADES DA {UG}, EM {CIDADE}, {QTD} UNIDADES, ENTREGA EM ATÉ {MESES} MESES, ITEM {LOTE}, CONFORME REQUISIÇÃO Nº {REF}",
             "FORNECIMENTO DE MATERIAIS DE ESCRITÓRIO E PAPELARIA ({ITENS}) À {UG} ({CIDADE}), QUANTIDADE DE {QTD} ITENS, CONSUMO ESTIMADO PARA {MESES} MESES, GRUPO {LOTE}, PEDIDO Nº {REF}",
@@ -261,6 +273,7 @@ pub static PROFILES: &[Profile] = &[
         median: 380_000.0,
         sigma: 0.6,
         weight: 0.05,
+        unit_price: 15_000.0,
         templates: &[
             "AQUISIÇÃO DE EQUIPAMENTOS HOSPITALARES ({ITENS}) PARA AS UNIDADES DA {UG}, EM {CIDADE}, {QTD} UNIDADES COM INSTALAÇÃO, GARANTIA DE {MESES} MESES, LOTE {LOTE}, CONFORME TERMO DE REFERÊNCIA Nº {REF}",
             "FORNECIMENTO DE EQUIPAMENTOS MÉDICO-HOSPITALARES ({ITENS}) COM TREINAMENTO DE OPERADORES PARA A {UG} ({CIDADE}), {QTD} APARELHOS, ASSISTÊNCIA TÉCNICA POR {MESES} MESES, ITEM {LOTE}, EDITAL Nº {REF}",
@@ -285,6 +298,7 @@ pub static PROFILES: &[Profile] = &[
         median: 150_000.0,
         sigma: 0.6,
         weight: 0.05,
+        unit_price: 6.2,
         templates: &[
             "FORNECIMENTO DE COMBUSTÍVEIS ({ITENS}) PARA A FROTA DA {UG}, EM {CIDADE}, ESTIMATIVA DE {QTD} LITROS, POR {MESES} MESES, LOTE {LOTE}, MEDIANTE CARTÃO MAGNÉTICO, TERMO DE REFERÊNCIA Nº {REF}",
             "AQUISIÇÃO DE COMBUSTÍVEIS E LUBRIFICANTES ({ITENS}) A GRANEL PARA A {UG} ({CIDADE}), {QTD} LITROS, ENTREGAS DURANTE {MESES} MESES, ITEM {LOTE}, PREGÃO Nº {REF}",
@@ -353,6 +367,12 @@ pub static NAME_WORDS: &[&str] = &[
 
 /// The boilerplate service contracts start with in real data (the `{B}` slot).
 pub const BOILERPLATE: &str = "CONTRATAÇÃO DE EMPRESA ESPECIALIZADA NA PRESTAÇÃO DE SERVIÇOS DE";
+
+/// The market unit price of item `k` of a profile: the price peers pay, fixed per item.
+pub fn market_price(p: &Profile, k: usize) -> f64 {
+    let step = ((k * 7) % 11) as f64 / 2.0 - 2.5;
+    (p.unit_price * 2f64.powf(step) * 100.0).round() / 100.0
+}
 
 /// Expected contract value of a profile (mean of its log-normal).
 pub fn mean_value(p: &Profile) -> f64 {

@@ -2,7 +2,7 @@
 //! monthly seasonality, contract durations, the reference price ceiling and the purchase
 //! modality a contract of a given category and value gets.
 
-use crate::detect::category::Category;
+use super::catalog::Category;
 
 /// Weight of each organ (by its position in [`crate::organs::ORGANS`]) in the data.
 pub static ORGAN_WEIGHTS: &[f64] = &[0.06, 0.07, 0.16, 0.08, 0.06, 0.05, 0.18, 0.07, 0.14, 0.07, 0.06];
@@ -33,8 +33,22 @@ pub fn organ_affinity(organ: &str, c: Category) -> f64 {
     }
 }
 
-/// Share of contracts signed in each month (January first); December holds 10%.
-pub static MONTH_WEIGHTS: [f64; 12] = [0.05, 0.07, 0.085, 0.085, 0.085, 0.085, 0.085, 0.085, 0.09, 0.09, 0.09, 0.10];
+/// Share of contracts signed in each month (January first) outside December.
+static MONTH_SHAPE: [f64; 11] = [0.05, 0.07, 0.085, 0.085, 0.085, 0.085, 0.085, 0.085, 0.09, 0.09, 0.09];
+
+/// Range of the December share of an organ's signatures: the federal budget cycle makes
+/// December large in every organ, each with its own habit.
+pub const DECEMBER_SHARE: std::ops::Range<f64> = 0.14..0.26;
+
+/// Month weights of an organ whose December holds `december` of its signatures.
+pub fn month_weights(december: f64) -> [f64; 12] {
+    let rest: f64 = MONTH_SHAPE.iter().sum();
+    let mut out = [december; 12];
+    for (k, w) in MONTH_SHAPE.iter().enumerate() {
+        out[k] = w / rest * (1.0 - december);
+    }
+    out
+}
 
 /// Contract durations in months.
 pub static DURATIONS: &[u32] = &[6, 12, 12, 12, 12, 24, 24, 30, 36];
@@ -48,17 +62,17 @@ pub static MODALITIES: [(&str, &str); 4] = [
     ("Pregão", "Lei 14.133/2021, art. 28, I"),
     ("Concorrência", "Lei 14.133/2021, art. 28, II"),
     ("Dispensa de Licitação", "Lei 14.133/2021, art. 75, II"),
-    ("Inexigibilidade de Licitação", "Lei 14.133/2021, art. 74"),
+    ("Inexigibilidade de Licitação", "Lei 14.133/2021, art. 74, I"),
 ];
 
-/// Index into [`MODALITIES`] for a contract of this category and value, given a uniform draw.
-pub fn modality(c: Category, value: f64, u: f64) -> usize {
+/// Index into [`MODALITIES`] for a contract of this category and value, given the direct
+/// purchase limit in force and a uniform draw.
+pub fn modality(c: Category, value: f64, dispensa_limit: f64, u: f64) -> usize {
     const PREGAO: usize = 0;
     const CONCORRENCIA: usize = 1;
     const DISPENSA: usize = 2;
     const INEXIGIBILIDADE: usize = 3;
-    let dispensa_limit = if c == Category::Obras { 120_000.0 } else { 60_000.0 };
-    if value < dispensa_limit && u < 0.85 {
+    if value < dispensa_limit * 0.999 && u < 0.85 {
         DISPENSA
     } else if c == Category::Obras {
         if u < 0.8 { CONCORRENCIA } else { PREGAO }

@@ -1,22 +1,31 @@
 //! Deterministic synthetic contracts with planted, labelled anomalies: what demo mode analyses
-//! and what the detectors are tested against.
+//! and what the evaluation measures the detectors against.
 //!
-//! Clean data follows real patterns (log-normal values per object category, real SIAFI organ
-//! and UG codes, suppliers with valid CNPJs and skewed popularity, mild December seasonality,
-//! boilerplate object texts with varied items, quantities and references). Planted anomalies
-//! come at small fixed rates, at least one of each kind from 200 contracts on: contracts priced
-//! 5-20 times their peer median (`price_zscore`), a supplier given contracts of an organ-year
-//! until it holds 40-60% of its value (`supplier_concentration`), an organ-year whose contracts
-//! are moved into December until December holds 35-50% of its value (`end_of_year`), and
-//! near-copies of contracts (`duplicate_contracts`). Every other record kind (biddings, expenses,
-//! agreements, servants, supplier registry facts, sanctions) and the relationship and compliance
-//! plants come from [`records`]; the agreements and their plants from [`plant_agreements`]. The
-//! same spec always gives the same data; the count is exact (copies are taken out of the clean
-//! budget).
+//! Clean data follows real patterns (log-normal values per trade, items bought at their market
+//! unit price with a clean spread, real SIAFI organ and UG codes, suppliers with valid CNPJs and
+//! skewed popularity, a large December in every organ) and carries the traps of real records
+//! ([`traps`], [`amend`]): empty legal bases, direct purchases above the value limits on
+//! non-value grounds, growth by prorrogações and reajustes, secret contracts, masked CPFs,
+//! boilerplate objects, atas used by several units. Nothing keeps clean data away from any
+//! detector's threshold.
+//!
+//! Plants follow the law ([`law`], written from the statutes) and the literature, never the
+//! detectors: items marked up 2-5 times their market price, a supplier given 40-50% of an
+//! organ-year, an organ-year crowded into December well beyond its own habit, repeated
+//! contracts ([`plant`]); the pattern, temporal, compliance, relationship and agreement plants
+//! of [`plant_patterns`], [`plant_temporal`], [`plant_compliance`], [`plant_relations`] and
+//! [`plant_agreements`]. Each label ([`labels::Planted`]) records the scheme, the anomaly type,
+//! the records and what was done, from the act of planting. The same spec always gives the same
+//! data; the count is exact (copies are taken out of the clean budget). [`Flavour::Shifted`]
+//! draws from a vocabulary and value distributions kept apart ([`catalog_shifted`]).
 
-pub mod balance;
+pub mod amend;
 pub mod catalog;
+pub mod catalog_shifted;
 pub mod clean;
+pub mod edit;
+pub mod labels;
+pub mod law;
 pub mod mix;
 pub mod objects;
 pub mod plant;
@@ -28,17 +37,20 @@ pub mod plant_temporal;
 pub mod records;
 pub mod registry;
 pub mod suppliers;
+pub mod trade;
+pub mod traps;
 
 use std::collections::HashSet;
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::model::anomaly::AnomalyType;
 use crate::model::dataset::Dataset;
+use crate::model::intern::ArcStr;
 use crate::organs::{ORGANS, OrganInfo, organ_by_code};
 use catalog::PROFILES;
 use clean::{World, cumulative};
+pub use labels::{Planted, Scheme};
 use mix::{ORGAN_WEIGHTS, organ_affinity};
 
 /// What to generate.
@@ -60,19 +72,6 @@ impl Default for DemoSpec {
     }
 }
 
-/// One planted anomaly: what should find it and which records it concerns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planted {
-    /// The detector expected to find it.
-    pub detector: &'static str,
-    /// Its anomaly type.
-    pub kind: AnomalyType,
-    /// Ids of the contracts involved.
-    pub record_ids: Vec<String>,
-    /// Supplier CNPJ or organ code, for anomalies about a group.
-    pub entity_id: Option<String>,
-}
-
 /// Generated data and its labels.
 #[derive(Debug, Clone)]
 pub struct DemoData {
@@ -92,27 +91,47 @@ fn organs_of(spec: &DemoSpec) -> Vec<(usize, &'static OrganInfo)> {
     if chosen.is_empty() { ORGANS.iter().enumerate().collect() } else { chosen }
 }
 
+/// Which catalogue and value distributions the data is drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavour {
+    /// The vocabulary and distributions the detectors were developed on.
+    #[default]
+    Normal,
+    /// Object texts, items and supplier names from a vocabulary kept apart, other value
+    /// distributions and another mix of trades ([`catalog_shifted`]).
+    Shifted,
+}
+
 /// Builds the world a spec generates from.
-pub fn world(spec: &DemoSpec) -> World {
+pub fn world(spec: &DemoSpec, flavour: Flavour) -> World {
+    let profiles = match flavour {
+        Flavour::Normal => PROFILES,
+        Flavour::Shifted => catalog_shifted::SHIFTED,
+    };
     let organs = organs_of(spec);
     let organ_cum = cumulative(organs.iter().map(|(i, _)| ORGAN_WEIGHTS.get(*i).copied().unwrap_or(0.05)));
     let cat_cum = organs
         .iter()
-        .map(|(_, o)| cumulative(PROFILES.iter().map(|p| p.weight * organ_affinity(o.code, p.category))))
+        .map(|(_, o)| cumulative(profiles.iter().map(|p| p.weight * organ_affinity(o.code, p.category))))
         .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0xDEC0_0000_0000_0012);
+    let month_cum = organs.iter().map(|_| cumulative(mix::month_weights(rng.gen_range(mix::DECEMBER_SHARE)))).collect();
     World {
         organs: organs.into_iter().map(|(_, o)| o).collect(),
         organ_cum,
+        profiles,
         cat_cum,
+        month_cum,
         years: spec.year.map_or_else(|| vec![2024, 2025], |y| vec![y]),
-        pools: suppliers::pools(spec.seed, suppliers::pool_size(spec.contracts)),
-        templates: objects::compile_all(),
-        texts: fixed_texts(),
+        pools: suppliers::pools(spec.seed, suppliers::pool_size(spec.contracts), profiles),
+        templates: objects::compile_all(profiles),
+        item_texts: profiles.iter().map(|p| p.items.iter().map(|i| ArcStr::from(*i)).collect()).collect(),
+        texts: fixed_texts(profiles),
     }
 }
 
 /// Every fixed text the generator puts in records, registered once so that records share it.
-fn fixed_texts() -> crate::model::intern::Interner {
+fn fixed_texts(profiles: &[catalog::Profile]) -> crate::model::intern::Interner {
     let mut texts = crate::model::intern::Interner::new();
     for o in ORGANS.iter() {
         for t in [o.code, o.acronym, o.name] {
@@ -127,8 +146,20 @@ fn fixed_texts() -> crate::model::intern::Interner {
         texts.get(modality);
         texts.get(legal);
     }
-    for p in PROFILES.iter() {
+    for p in profiles {
         texts.get(records::element_of(p.category));
+        for item in p.items {
+            texts.get(item);
+        }
+    }
+    for year in 2016..=2026 {
+        for engineering in [false, true] {
+            if let Some((_, basis, _)) =
+                chrono::NaiveDate::from_ymd_opt(year, 7, 1).and_then(|d| law::value_limit(d, engineering))
+            {
+                texts.get(&basis);
+            }
+        }
     }
     for t in ["Empenho", "Pagamento", "Liquidação"] {
         texts.get(t);
@@ -138,14 +169,20 @@ fn fixed_texts() -> crate::model::intern::Interner {
 
 /// Generates the data of a spec. Identical output for identical specs.
 pub fn generate(spec: &DemoSpec) -> DemoData {
-    let world = world(spec);
+    generate_as(spec, Flavour::Normal)
+}
+
+/// Generates the data of a spec in a flavour. Identical output for identical arguments.
+pub fn generate_as(spec: &DemoSpec, flavour: Flavour) -> DemoData {
+    let world = world(spec, flavour);
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x0BAD_5EED_0000_0001);
     let plan = plant::plan(&world, spec.contracts, &mut rng);
     let n_clean = spec.contracts.saturating_sub(plan.extras());
-    let (mut contracts, mut metas) = clean::generate(&world, spec.seed, n_clean, spec.contracts);
-    let groups = balance::organ_years(&metas);
-    balance::enforce_caps(&mut contracts, &mut metas, &groups, &world, &mut rng);
+    let (contracts, metas) = clean::generate(&world, spec.seed, n_clean, spec.contracts);
+    let groups = edit::organ_years(&metas);
     let mut field = plant::Field { contracts, metas, world: &world, used: HashSet::new(), groups };
+    let mut trap_rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x7EA9_0000_0000_0005);
+    traps::apply(&mut field, &mut trap_rng);
     let mut planted = plant::price(&mut field, plan.price, &mut rng);
     planted.extend(plant::duplicates(&mut field, plan.duplicates, &mut rng));
     for g in &plan.concentration {

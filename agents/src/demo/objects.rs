@@ -5,7 +5,7 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::catalog::{BOILERPLATE, PROFILES, Profile};
+use super::catalog::{BOILERPLATE, Profile};
 use crate::organs::UnitInfo;
 
 /// One piece of a compiled template.
@@ -60,8 +60,8 @@ pub fn compile(template: &'static str) -> Vec<Seg> {
 }
 
 /// Every template of every profile, compiled, indexed like [`PROFILES`].
-pub fn compile_all() -> Vec<Vec<Vec<Seg>>> {
-    PROFILES.iter().map(|p| p.templates.iter().map(|t| compile(t)).collect()).collect()
+pub fn compile_all(profiles: &[Profile]) -> Vec<Vec<Vec<Seg>>> {
+    profiles.iter().map(|p| p.templates.iter().map(|t| compile(t)).collect()).collect()
 }
 
 /// Appends `n` in decimal, left-padded with zeros to `width` digits.
@@ -169,7 +169,12 @@ mod tests {
     fn a_filled_template_has_no_slot_left_and_cites_the_process() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let unit = crate::organs::ORGANS[0].units[0];
-        for (p, templates) in PROFILES.iter().zip(compile_all()) {
+        let all = super::super::catalog::PROFILES.iter().chain(super::super::catalog_shifted::SHIFTED);
+        for (p, templates) in all.clone().zip(
+            compile_all(super::super::catalog::PROFILES)
+                .into_iter()
+                .chain(compile_all(super::super::catalog_shifted::SHIFTED)),
+        ) {
             for segs in &templates {
                 let fill = Fill { profile: p, unit: &unit, year: 2024, months: 12, process: "24000.000001/2024-10" };
                 let text = render(segs, &fill, &mut rng);

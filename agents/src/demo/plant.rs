@@ -1,19 +1,19 @@
-//! The planted, labelled anomalies of the demo data: overpriced contracts, a supplier holding
-//! most of an organ-year, an organ-year crowded into December, and near-copies of contracts.
+//! The planted, labelled anomalies of the demo data: items bought at 2-5 times their market unit
+//! price, a supplier holding most of an organ-year, an organ-year crowded into December well
+//! beyond its own habit, and repeated contracts (the same purchase contracted twice).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use chrono::{Datelike, Days};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::Planted;
-use super::balance::{Groups, reassign, scale, total};
-use super::catalog::{PROFILES, mean_value};
-use super::clean::{Meta, World, id_for};
-use crate::detect::stats::median;
-use crate::detect::{concentration as conc, duplicates as dup, price as pz, temporal};
+use super::catalog::{market_price, mean_value};
+use super::clean::{Meta, World, id_for, unit_price};
+use super::edit::{Groups, reassign, scale, total};
+use super::labels::{Planted, Scheme, label};
+use super::law;
 use crate::model::anomaly::AnomalyType;
 use crate::model::contract::Contract;
 
@@ -70,8 +70,8 @@ pub fn plan(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Plan {
     let mut concentration = Vec::new();
     for &(organ, year) in order.iter().take(groups) {
         let cum = &world.cat_cum[organ];
-        let mut cats: Vec<(f64, usize)> = (0..PROFILES.len())
-            .map(|c| ((cum[c] - if c == 0 { 0.0 } else { cum[c - 1] }) * mean_value(&PROFILES[c]), c))
+        let mut cats: Vec<(f64, usize)> = (0..world.profiles.len())
+            .map(|c| ((cum[c] - if c == 0 { 0.0 } else { cum[c - 1] }) * mean_value(&world.profiles[c]), c))
             .collect();
         cats.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let cat = cats[rng.gen_range(0..3.min(cats.len()))].1;
@@ -84,7 +84,11 @@ pub fn plan(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Plan {
         .iter()
         .skip(skip)
         .take(groups)
-        .map(|&(organ, year)| GroupPlan { organ, year, share: rng.gen_range(0.35..0.42), cat: 0, supplier: 0 })
+        .map(|&(organ, year)| {
+            // Well beyond the organ's own December (every organ has a large one).
+            let own = 1.0 - world.month_cum[organ].get(10).copied().unwrap_or(0.9);
+            GroupPlan { organ, year, share: (own + rng.gen_range(0.2..0.3)).min(0.6), cat: 0, supplier: 0 }
+        })
         .collect();
     Plan {
         price: round(n as f64 * 0.005).max(1),
@@ -115,54 +119,45 @@ impl Field<'_> {
     }
 }
 
-/// Median value of the clean contracts of each (category, modality) peer group.
-/// Groups of fewer than [`MIN_PEERS`] contracts are left out (the detector would fall back to
-/// a coarser baseline for them).
-fn peer_medians(f: &Field<'_>) -> HashMap<(usize, usize), f64> {
-    let mut groups: HashMap<(usize, usize), Vec<f64>> = HashMap::new();
-    for m in &f.metas {
-        groups.entry((m.cat, m.modality)).or_default().push(m.value);
-    }
-    groups.into_iter().filter(|(_, v)| v.len() >= MIN_PEERS).map(|(k, v)| (k, median(&v))).collect()
-}
-
-/// Fewest contracts in a peer group for one of its members to be overpriced on purpose.
-const MIN_PEERS: usize = 20;
-
-/// Prices `count` contracts at 5-20 times the median of their peer group (same category and
-/// modality), never above 8% of their organ-year so they do not also make a concentration.
+/// Marks up one item of each of `count` contracts (competitive purchases, so the plant is an
+/// overprice and nothing else) to 2-5 times its market unit price, the price its peers pay:
+/// the contract's value grows by what the markup adds.
 pub fn price(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    let totals: HashMap<(usize, i32), f64> = f.groups.iter().map(|(k, idx)| (*k, total(&f.metas, idx))).collect();
-    let medians = peer_medians(f);
     let mut out = Vec::new();
     let n = f.contracts.len();
     let mut attempts = 0;
     while out.len() < count && attempts < count * 100 + 100 && n > 0 {
         attempts += 1;
         let i = rng.gen_range(0..n);
-        let p = &PROFILES[f.metas[i].cat];
-        if f.used.contains(&i) || p.median > 450_000.0 {
+        let profile = &f.world.profiles[f.metas[i].cat];
+        let c = &f.contracts[i];
+        if f.used.contains(&i) || c.items.is_empty() || !law::is_competitive(&c.modality) {
             continue;
         }
-        let Some(&peer) = medians.get(&(f.metas[i].cat, f.metas[i].modality)) else { continue };
-        let key = (f.metas[i].organ, f.metas[i].year);
-        let t = totals.get(&key).copied().unwrap_or(0.0);
-        let max = (0.08 * t / peer).min(20.0);
-        if max < 6.0 {
-            continue;
-        }
-        let mult = rng.gen_range(5.0f64.ln()..max.ln()).exp();
+        let j = rng.gen_range(0..c.items.len());
+        let Some(k) = profile.items.iter().position(|d| *d == c.items[j].description.as_str()) else { continue };
+        let market = market_price(profile, k);
+        let markup = rng.gen_range(2.0..5.0);
         let c = &mut f.contracts[i];
-        c.initial_value = (peer * mult * 100.0).round() / 100.0;
-        c.final_value = c.initial_value;
-        f.metas[i].value = c.final_value;
+        let before = c.initial_value;
+        let paid_before = unit_price(&c.items[j]);
+        let new_value = (c.items[j].quantity * market * markup * 100.0).round() / 100.0;
+        let delta = new_value - c.items[j].value;
+        c.items[j].value = new_value;
+        let item = &c.items[j];
+        c.initial_value = ((c.initial_value + delta) * 100.0).round() / 100.0;
+        c.final_value = ((c.final_value + delta) * 100.0).round() / 100.0;
+        f.metas[i].value = c.value();
         f.used.insert(i);
-        out.push(Planted {
-            detector: pz::NAME,
-            kind: AnomalyType::PriceAnomaly,
-            record_ids: vec![c.id.clone().to_string()],
-            entity_id: None,
-        });
+        let what = format!(
+            "{} bought at R$ {:.2} a unit ({} units), {markup:.2} times its market price R$ {market:.2} \
+             (was R$ {paid_before:.2}); contract value R$ {before:.2} -> R$ {:.2}",
+            item.description,
+            market * markup,
+            item.quantity,
+            c.initial_value
+        );
+        out.push(label(Scheme::Overprice, AnomalyType::PriceAnomaly, vec![c.id.to_string()], None, what));
     }
     out
 }
@@ -200,12 +195,21 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
         meta.month = new_signed.month();
         f.used.insert(i);
         f.used.insert(idx);
-        out.push(Planted {
-            detector: dup::NAME,
-            kind: AnomalyType::PatternAnomaly,
-            record_ids: vec![f.contracts[i].id.clone().to_string(), copy.id.clone().to_string()],
-            entity_id: Some(copy.supplier.document.clone().to_string()),
-        });
+        let what = format!(
+            "contract {} contracted again as {} with the same supplier {}, object edited by one word, value x{factor:.3}, \
+             signed {} days apart",
+            f.contracts[i].id,
+            copy.id,
+            copy.supplier.document,
+            delta.num_days().abs()
+        );
+        out.push(label(
+            Scheme::RepeatedContract,
+            AnomalyType::PatternAnomaly,
+            vec![f.contracts[i].id.to_string(), copy.id.to_string()],
+            Some(copy.supplier.document.to_string()),
+            what,
+        ));
         f.contracts.push(copy);
         f.metas.push(meta);
         f.groups.entry((meta.organ, meta.year)).or_default().push(idx);
@@ -268,6 +272,9 @@ pub fn concentration(f: &mut Field<'_>, g: &GroupPlan, rng: &mut ChaCha8Rng) {
         own += f.metas[i].value;
         reassign(&mut f.contracts[i], &mut f.metas[i], f.world, g.cat, g.supplier);
     }
+    // The supplier's contracts of the organ-year now make the plant: no other plant may change them.
+    let ours: Vec<usize> = f.group(g.organ, g.year).iter().copied().filter(|&i| is_ours(&f.metas[i])).collect();
+    f.used.extend(ours);
 }
 
 /// Moves contracts of an organ-year into December until December holds the planned share of
@@ -309,12 +316,21 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
         if ids.is_empty() {
             continue;
         }
-        out.push(Planted {
-            detector: conc::NAME,
-            kind: AnomalyType::PatternAnomaly,
-            record_ids: ids,
-            entity_id: Some(f.world.pools[g.cat].suppliers[g.supplier].cnpj.clone().to_string()),
-        });
+        let cnpj = f.world.pools[g.cat].suppliers[g.supplier].cnpj.to_string();
+        let all = f.group(g.organ, g.year);
+        let own: f64 = all
+            .iter()
+            .filter(|&&i| f.metas[i].pool == g.cat && f.metas[i].supplier == g.supplier)
+            .map(|&i| f.metas[i].value)
+            .sum();
+        let what = format!(
+            "supplier {cnpj} given contracts of organ {} in {} until it held {:.0}% of the organ-year's value ({} contracts)",
+            f.world.organs[g.organ].code,
+            g.year,
+            100.0 * own / total(&f.metas, all).max(0.01),
+            ids.len()
+        );
+        out.push(label(Scheme::Concentration, AnomalyType::PatternAnomaly, ids, Some(cnpj), what));
     }
     for g in &plan.end_of_year {
         let ids: Vec<String> = f
@@ -323,12 +339,22 @@ pub fn group_labels(f: &Field<'_>, plan: &Plan) -> Vec<Planted> {
             .filter(|&&i| f.metas[i].month == 12)
             .map(|&i| f.contracts[i].id.to_string())
             .collect();
-        out.push(Planted {
-            detector: temporal::NAME,
-            kind: AnomalyType::TemporalAnomaly,
-            record_ids: ids,
-            entity_id: Some(f.world.organs[g.organ].code.to_string()),
-        });
+        let own = 1.0 - f.world.month_cum[g.organ].get(10).copied().unwrap_or(0.9);
+        let what = format!(
+            "contracts of organ {} moved into December {} until December held {:.0}% of the year's value \
+             (the organ's own habit: {:.0}% of its signatures)",
+            f.world.organs[g.organ].code,
+            g.year,
+            g.share * 100.0,
+            own * 100.0
+        );
+        out.push(label(
+            Scheme::DecemberRush,
+            AnomalyType::TemporalAnomaly,
+            ids,
+            Some(f.world.organs[g.organ].code.to_string()),
+            what,
+        ));
     }
     out
 }

@@ -1,5 +1,5 @@
-//! The demo agreements (convênios) and the plants of the agreement rules of `compliance_rules`
-//! ([`crate::detect::agreement_rules`]), with the legitimate noise around them.
+//! The demo agreements (convênios) and their compliance plants (releases above the agreed
+//! value, barred grantees), with the legitimate noise around them.
 //!
 //! Clean agreements: `max(n / 50, 2)` for `n` contracts, with municipalities of the organs'
 //! cities, log-normal values around R$ 800 thousand, 0-100% of the value released and a 2%
@@ -7,7 +7,7 @@
 //! bidding ids and from the sanction ids, which stay under 800000).
 //!
 //! Plants, as fractions of the contracts (at least one each from 200 contracts on), labelled
-//! `compliance_rules` with the agreement's id as the record:
+//! with the agreement's id as the record:
 //! - `released_above_agreed` (0.06%): a clean agreement whose release is raised to 10-40%
 //!   above its value;
 //! - `sanctioned_grantee` (0.04%): a new agreement with a non-profit grantee that gets a barring
@@ -30,10 +30,8 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use super::Planted;
 use super::clean::World;
-use crate::detect::agreement_rules::start_of;
-use crate::detect::compliance_rules::NAME as RULES;
+use super::labels::{Planted, Scheme};
 use crate::model::agreement::Agreement;
 use crate::model::anomaly::AnomalyType;
 use crate::model::cnpj::cnpj_from_parts;
@@ -81,13 +79,25 @@ pub fn agreements(world: &World, n: usize, rng: &mut ChaCha8Rng) -> Vec<Agreemen
     (0..(n / 50).max(2)).map(|k| municipal(world, k, rng)).collect()
 }
 
-fn label(a: &Agreement) -> Planted {
-    Planted {
-        detector: RULES,
-        kind: AnomalyType::ComplianceViolation,
-        record_ids: vec![a.id.clone()],
-        entity_id: Some(a.grantee.document.to_string()),
-    }
+/// When an agreement starts: its vigência, else its publication.
+fn start_of(a: &Agreement) -> Option<NaiveDate> {
+    a.valid_from.or(a.published_on)
+}
+
+fn label(a: &Agreement, scheme: Scheme) -> Planted {
+    let what = match scheme {
+        Scheme::ReleaseAboveAgreed => {
+            format!("agreement {} released R$ {:.2} against R$ {:.2} agreed", a.id, a.released, a.value)
+        }
+        _ => format!("agreement {} signed with grantee {} while it was barred (CEIS)", a.id, a.grantee.document),
+    };
+    super::labels::label(
+        scheme,
+        AnomalyType::ComplianceViolation,
+        vec![a.id.clone()],
+        Some(a.grantee.document.to_string()),
+        what,
+    )
 }
 
 const NONPROFITS: [&str; 5] = [
@@ -150,7 +160,7 @@ pub fn plant(
         a.released = cents(a.value * factor);
         a.last_release_on = a.valid_from.map(|d| d + Days::new(rng.gen_range(60..300)));
         if k < above {
-            out.push(label(a));
+            out.push(label(a, Scheme::ReleaseAboveAgreed));
         }
     }
     // Non-profit grantees: barred on the start (labelled), else barred before or after it or
@@ -191,7 +201,7 @@ pub fn plant(
         };
         sanctions.push(s);
         if k < barred {
-            out.push(label(&a));
+            out.push(label(&a, Scheme::SanctionedGrantee));
         }
         agreements.push(a);
     }
@@ -214,6 +224,6 @@ fn incidental(agreements: &[Agreement], sanctions: &[Sanction], planted: &[Plant
             let key = a.grantee.cnpj_root().unwrap_or(&a.grantee.document);
             barring.get(key).is_some_and(|l| start_of(a).is_some_and(|d| l.iter().any(|s| s.active_on(d))))
         })
-        .map(label)
+        .map(|a| label(a, Scheme::SanctionedGrantee))
         .collect()
 }

@@ -1,37 +1,38 @@
-//! Compliance plants of the demo data (labelled for `compliance_rules` and
-//! `purchase_splitting`) and the legitimate noise around them.
+//! Compliance plants of the demo data, each an act the law forbids, labelled with what was done
+//! and the rule it breaks (written from the statutes in [`super::law`]):
 //!
-//! Noise (not labelled, must not be flagged): clean direct purchases just under their year's
-//! limit (a clean value that falls above it is brought under it, as a real buyer would);
-//! inexigibilidades that cite their reason (art. 74, I or III); reforma contracts amended by
-//! 26-48% (legal up to 50%); tomadas de preços signed in January-March 2024 from biddings
-//! opened under Lei 8.666 (legal in the transition).
+//! - a dispensa above the value limit of the value inciso it cites, under the law in force at
+//!   signing (0.2% of the contracts), e.g. "Lei 14.133/2021, Art. 75, II" at 1.1-3 times the
+//!   limit of Decreto 11.871/2023;
+//! - acréscimos beyond 25% of the initial value (50% for a renovation), recorded as
+//!   `AmendmentKind::Addition` amendments (0.15%);
+//! - a contract signed while its supplier was barred by a CEIS sanction in force (one supplier
+//!   per 10,000 contracts);
+//! - a supplier CNPJ with wrong check digits (0.04%);
+//! - a convite or tomada de preços signed from October 2024 on, after Lei 8.666's repeal
+//!   (0.04%);
+//! - an inexigibilidade claiming an exclusive supplier (art. 74, I) for a commodity many suppliers
+//!   of the data sell (0.06%);
+//! - a purchase split into 3-5 dispensas of one unit to one supplier for one budget element
+//!   within 25 days, each 55-97% of the limit and together above it (0.1%).
 //!
-//! Plants, as fractions of the contracts (at least one each from 200 contracts on): dispensas
-//! above their year's limit (0.2%), amendments beyond 25%/50% (0.15%), contracts signed while
-//! the supplier was barred by a CEIS sanction (one supplier per 10,000 contracts, sanctioned for
-//! 40-180 days around one of its contracts; every contract of it inside the window is labelled), invalid CNPJ check
-//! digits (0.04%), convite/tomada de preços signed from October 2024 on (0.04%, when the
-//! data has 2024-2025), inexigibilidades that state no reason (0.06%); and split purchases:
-//! 3-5 commitments by dispensa from one unit to one supplier for one budget element within 25
-//! days, each 55-97% of the limit (0.1%). Contracts planted by others are also labelled when
-//! they break a rule (an overpriced contract bought by dispensa is above the limit).
+//! Contracts other plants pushed over a rule (an overpriced dispensa citing a value inciso, a
+//! sanctioned supplier's other contracts) are labelled by [`incidental`].
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{Datelike, Days, NaiveDate};
+use chrono::{Days, NaiveDate};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxBuildHasher as FxBuild;
 
-use super::Planted;
-use super::catalog::PROFILES;
+use super::catalog::Category;
+use super::edit::scale;
+use super::labels::{Planted, Scheme, label};
+use super::law;
 use super::plant::Field;
 use super::records::{NewExpense, element_of, expense};
-use crate::detect::category::Category;
-use crate::detect::common::FxBuild;
-use crate::detect::compliance_rules::NAME as RULES;
-use crate::detect::legal::{self, Modality};
-use crate::detect::splitting::NAME as SPLITTING;
+use crate::model::amendment::AmendmentKind;
 use crate::model::anomaly::AnomalyType;
 use crate::model::cnpj::cnpj_is_valid;
 use crate::model::contract::Contract;
@@ -40,66 +41,8 @@ use crate::model::intern::ArcStr;
 use crate::model::registry_facts::SupplierProfile;
 use crate::model::sanction::Sanction;
 
-fn limit_of(c: &Contract) -> Option<f64> {
-    let d = c.signed_on?;
-    Some(legal::dispensa_limit(d, legal::is_engineering(&c.object), legal::cites_old_law(&c.legal_basis)).0)
-}
-
-fn set_value(f: &mut Field<'_>, i: usize, initial: f64, final_value: f64) {
-    let c = &mut f.contracts[i];
-    c.initial_value = (initial * 100.0).round() / 100.0;
-    c.final_value = (final_value * 100.0).round() / 100.0;
-    f.metas[i].value = c.value();
-}
-
-/// Brings clean dispensas under their year's limit, gives clean inexigibilidades their
-/// reason, and adds the legal amendments and transitional modalities of the module doc.
-pub fn legitimise(f: &mut Field<'_>, reserved: &HashSet<usize>, rng: &mut ChaCha8Rng) {
-    let early_2024 = NaiveDate::from_ymd_opt(2024, 3, 31).unwrap_or(NaiveDate::MIN);
-    for i in 0..f.contracts.len() {
-        let c = &f.contracts[i];
-        let m = legal::modality(&c.modality);
-        if m == Modality::Inexigibilidade && legal::article_inciso(&c.legal_basis, "74").is_none() {
-            let basis =
-                if rng.gen_bool(0.5) { "Lei 14.133/2021, art. 74, I" } else { "Lei 14.133/2021, art. 74, III, c" };
-            f.contracts[i].legal_basis = f.world.text(basis);
-            continue;
-        }
-        if f.used.contains(&i) {
-            continue;
-        }
-        if m == Modality::Dispensa
-            && let Some(d) = c.signed_on
-            && c.initial_value > legal::limits_for(d.year(), false).other * 0.999
-            && legal::is_dispensa_by_value(&c.legal_basis)
-            && let Some(limit) = limit_of(c)
-            && c.initial_value > limit * 0.999
-        {
-            let target = limit * rng.gen_range(0.93..0.998);
-            let ratio = c.final_value / c.initial_value.max(0.01);
-            set_value(f, i, target, target * ratio.min(1.2));
-            continue;
-        }
-        if reserved.contains(&i) {
-            continue;
-        }
-        let c = &f.contracts[i];
-        if rng.gen_bool(0.05) && legal::is_renovation(&c.object) {
-            let initial = c.initial_value;
-            set_value(f, i, initial, initial * rng.gen_range(1.26..1.48));
-        } else if matches!(m, Modality::Pregao | Modality::Concorrencia)
-            && c.signed_on.is_some_and(|d| d.year() == 2024 && d <= early_2024)
-            && rng.gen_bool(0.02)
-        {
-            let c = &mut f.contracts[i];
-            c.modality = arcstr::literal!("Tomada de Preços");
-            c.legal_basis = arcstr::literal!("Lei 8.666/1993, art. 22, II");
-        }
-    }
-}
-
-fn label(detector: &'static str, kind: AnomalyType, ids: Vec<String>, entity: &str) -> Planted {
-    Planted { detector, kind, record_ids: ids, entity_id: Some(entity.to_string()) }
+fn one(scheme: Scheme, c: &Contract, what: String) -> Planted {
+    label(scheme, AnomalyType::ComplianceViolation, vec![c.id.to_string()], Some(c.supplier.document.to_string()), what)
 }
 
 /// Picks an unused, unprotected contract that passes `ok`, by random probing
@@ -137,39 +80,58 @@ pub fn contracts(
 ) -> Vec<Planted> {
     let n = f.contracts.len();
     let count = |rate: f64| ((n as f64 * rate).round() as usize).max(usize::from(n >= 200));
-    let kind = AnomalyType::ComplianceViolation;
     let mut out = Vec::new();
-    let metas: Vec<bool> = f.metas.iter().map(|m| PROFILES[m.cat].category == Category::Expediente).collect();
-    // Dispensas above the limit.
+    let cats: Vec<Category> = f.metas.iter().map(|m| f.world.profiles[m.cat].category).collect();
+    // Dispensas above the limit of the value inciso they cite.
     for _ in 0..count(0.002) {
-        let i = pick(f, reserved, rng, |c, i| legal::modality(&c.modality) == Modality::Dispensa && !metas[i])
-            .or_else(|| pick(f, reserved, rng, |c, _| legal::modality(&c.modality) == Modality::Dispensa))
-            .or_else(|| pick(f, reserved, rng, |_, _| true));
-        let Some(i) = i else { break };
-        let c = &mut f.contracts[i];
-        c.modality = arcstr::literal!("Dispensa de Licitação");
-        let eng = legal::is_engineering(&c.object);
-        c.legal_basis = arcstr::format!("Lei 14.133/2021, art. 75, {}", if eng { "I" } else { "II" });
-        let limit = limit_of(c).unwrap_or(60_000.0);
-        let factor = if metas[i] { rng.gen_range(1.05..1.25) } else { rng.gen_range(1.08..1.5) };
-        set_value(f, i, limit * factor, limit * factor);
-        let c = &f.contracts[i];
-        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
+        let Some(i) = pick(f, reserved, rng, |c, _| c.signed_on.is_some() && c.amendments.is_empty()) else { break };
+        let Some(signed) = f.contracts[i].signed_on else { continue };
+        let engineering = cats[i].is_engineering();
+        let Some((limit, basis, act)) = law::value_limit(signed, engineering) else { continue };
+        let target = limit * rng.gen_range(1.1..3.0);
+        let factor = target / f.contracts[i].initial_value.max(0.01);
+        let (c, m) = (&mut f.contracts[i], &mut f.metas[i]);
+        scale(c, m, factor);
+        c.modality = f.world.text(law::DISPENSA);
+        c.legal_basis = f.world.text(&basis);
+        let what = format!(
+            "dispensa of R$ {:.2} under {basis} signed on {signed}, limit R$ {limit:.2} per {act}",
+            c.initial_value
+        );
+        out.push(one(Scheme::DispensaOverLimit, c, what));
     }
-    // Amendments beyond the cap.
-    let medians: Vec<f64> = f.metas.iter().map(|m| PROFILES[m.cat].median).collect();
+    // Acréscimos beyond the cap.
     for _ in 0..count(0.0015) {
-        let Some(i) = pick(f, reserved, rng, |c, i| c.initial_value > 0.0 && c.initial_value <= medians[i]) else {
-            break;
-        };
-        let c = &f.contracts[i];
-        let factor = if legal::is_renovation(&c.object) { rng.gen_range(1.56..1.95) } else { rng.gen_range(1.32..1.8) };
-        let initial = c.initial_value;
-        set_value(f, i, initial, initial * factor);
-        let c = &f.contracts[i];
-        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
+        let Some(i) = pick(f, reserved, rng, |c, _| c.initial_value > 0.0 && c.amendments.is_empty()) else { break };
+        let renovation = cats[i] == Category::Obras && f.contracts[i].object.contains("REFORMA");
+        let cap = if renovation { law::ADDITION_CAP_RENOVATION } else { law::ADDITION_CAP };
+        let share = cap + rng.gen_range(0.07..0.45);
+        let c = &mut f.contracts[i];
+        let Some(from) = c.valid_from else { continue };
+        let parts = rng.gen_range(1..=2u64);
+        for k in 0..parts {
+            let on = from + Days::new(60 + 90 * k + rng.gen_range(0..30));
+            let added = c.initial_value * share / parts as f64;
+            super::amend::push(
+                c,
+                vec![AmendmentKind::Addition],
+                on,
+                added,
+                None,
+                arcstr::literal!("ACRÉSCIMO QUANTITATIVO DO OBJETO"),
+            );
+        }
+        f.metas[i].value = c.value();
+        let what = format!(
+            "acréscimos of {:.0}% of the initial value R$ {:.2} in {parts} termos aditivos, beyond the {:.0}% cap \
+             (Lei 14.133/2021 art. 125)",
+            share * 100.0,
+            c.initial_value,
+            cap * 100.0
+        );
+        out.push(one(Scheme::IllegalAddition, c, what));
     }
-    // Contracts with barred suppliers.
+    // Contracts with barred suppliers (labelled by `incidental` once every contract is final).
     let index: HashMap<&str, usize> = profiles.iter().enumerate().map(|(k, p)| (p.cnpj.as_str(), k)).collect();
     let tail = f.world.pools.first().map_or(0, |p| p.suppliers.len() / 3);
     let ranks: Vec<usize> = f.metas.iter().map(|m| m.supplier).collect();
@@ -195,12 +157,13 @@ pub fn contracts(
             start,
             Some(end),
         ));
-        sanctioned.insert(c.supplier.document.clone().to_string());
+        sanctioned.insert(c.supplier.document.to_string());
     }
     // Invalid check digits.
     for _ in 0..count(0.0004) {
         let Some(i) = pick(f, reserved, rng, |c, _| c.supplier.document.len() == 14) else { break };
         let c = &mut f.contracts[i];
+        let valid = c.supplier.document.clone();
         let mut digits: Vec<u8> = c.supplier.document.bytes().map(|b| b - b'0').collect();
         digits[13] = (digits[13] + rng.gen_range(1..10)) % 10;
         c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect::<String>().into();
@@ -208,35 +171,41 @@ pub fn contracts(
             digits[12] = (digits[12] + 1) % 10;
             c.supplier.document = digits.iter().map(|d| char::from(b'0' + d)).collect::<String>().into();
         }
-        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
+        let what = format!("supplier CNPJ {valid} written {} (wrong check digits)", c.supplier.document);
+        out.push(one(Scheme::InvalidCnpj, c, what));
     }
     // Extinct modalities, from October 2024.
     let from = NaiveDate::from_ymd_opt(2024, 10, 1).unwrap_or(NaiveDate::MAX);
     for _ in 0..count(0.0004) {
-        let Some(i) = pick(f, reserved, rng, |c, _| {
-            c.signed_on.is_some_and(|d| d >= from) && legal::modality(&c.modality) != Modality::Dispensa
-        }) else {
+        let Some(i) =
+            pick(f, reserved, rng, |c, _| c.signed_on.is_some_and(|d| d >= from) && !law::is_dispensa(&c.modality))
+        else {
             break;
         };
         let c = &mut f.contracts[i];
         let convite = rng.gen_bool(0.4);
         c.modality = if convite { arcstr::literal!("Convite") } else { arcstr::literal!("Tomada de Preços") };
         c.legal_basis = arcstr::format!("Lei 8.666/1993, art. 22, {}", if convite { "III" } else { "II" });
-        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
+        let what = format!(
+            "{} signed on {} under Lei 8.666/1993, repealed on 30 December 2023",
+            c.modality,
+            c.signed_on.unwrap_or(from)
+        );
+        out.push(one(Scheme::ExtinctModality, c, what));
     }
-    // Inexigibilidades without a reason.
+    // Inexigibilidades claiming an exclusive supplier for a commodity many firms sell.
+    let commodity = |c: Category| matches!(c, Category::Expediente | Category::Alimentacao | Category::Combustiveis);
+    let pool_size = f.world.pools.first().map_or(0, |p| p.suppliers.len());
     for _ in 0..count(0.0006) {
-        let i =
-            pick(f, reserved, rng, |c, _| legal::modality(&c.modality) == Modality::Inexigibilidade).or_else(|| {
-                pick(f, reserved, rng, |c, _| {
-                    matches!(crate::detect::category::categorise(&c.object), Category::Ti | Category::Consultoria)
-                })
-            });
-        let Some(i) = i else { break };
+        let Some(i) = pick(f, reserved, rng, |c, i| commodity(cats[i]) && c.amendments.is_empty()) else { break };
         let c = &mut f.contracts[i];
-        c.modality = arcstr::literal!("Inexigibilidade de Licitação");
-        c.legal_basis = arcstr::literal!("Lei 14.133/2021, art. 74");
-        out.push(label(RULES, kind, vec![c.id.clone().to_string()], &c.supplier.document));
+        c.modality = f.world.text(law::INEXIGIBILIDADE);
+        c.legal_basis = arcstr::literal!("Lei 14.133/2021, Art. 74, I");
+        let what = format!(
+            "inexigibilidade claiming an exclusive supplier (art. 74, I) for {} sold by {pool_size} suppliers of the data",
+            cats[i].label()
+        );
+        out.push(one(Scheme::UnjustifiedInexigibilidade, c, what));
     }
     out
 }
@@ -254,7 +223,7 @@ pub fn splitting(
     let cats: Vec<usize> =
         [Category::Expediente, Category::Alimentacao, Category::Combustiveis, Category::Medicamentos]
             .iter()
-            .filter_map(|c| PROFILES.iter().position(|p| p.category == *c))
+            .filter_map(|c| f.world.profiles.iter().position(|p| p.category == *c))
             .collect();
     let mut out = Vec::new();
     for _ in 0..count {
@@ -265,7 +234,7 @@ pub fn splitting(
         let s = &pool.suppliers[rng.gen_range(3.min(pool.suppliers.len() - 1)..pool.suppliers.len())];
         let year = f.world.years[rng.gen_range(0..f.world.years.len())];
         let anchor = NaiveDate::from_ymd_opt(year, 1, 10).unwrap_or(NaiveDate::MIN) + Days::new(rng.gen_range(0..320));
-        let (limit, _) = legal::dispensa_limit(anchor, false, false);
+        let Some((limit, _, act)) = law::value_limit(anchor, false) else { continue };
         let party = s.party();
         let unit = f.world.unit(u);
         let organ = f.world.organ(info);
@@ -283,27 +252,40 @@ pub fn splitting(
                     value: limit * rng.gen_range(0.55..0.97),
                     unit: &unit,
                     organ: &organ,
-                    element: element_of(PROFILES[cat].category),
+                    element: element_of(f.world.profiles[cat].category),
                     modality: "Dispensa de Licitação",
                     process: ArcStr::new(),
-                    observation: format!("AQUISIÇÃO DE {} - PARCELA", PROFILES[cat].category.label().to_uppercase()),
+                    observation: format!(
+                        "AQUISIÇÃO DE {} - PARCELA",
+                        f.world.profiles[cat].category.label().to_uppercase()
+                    ),
                 },
             );
             *seq += 1;
             ids.push(e.id.to_string());
             expenses.push(e);
         }
-        out.push(label(SPLITTING, AnomalyType::ComplianceViolation, ids, &s.cnpj));
+        let what = format!(
+            "one purchase split into {} dispensas of unit {} to supplier {} within 25 days, each under the R$ {limit:.2} \
+             limit ({act}) and together above it",
+            ids.len(),
+            u.code,
+            s.cnpj
+        );
+        out.push(label(Scheme::SplitPurchase, AnomalyType::ComplianceViolation, ids, Some(s.cnpj.to_string()), what));
     }
     out
 }
 
-/// Labels, once every plant is in place, the contracts signed while their supplier was barred
-/// by a sanction, and those that break a rule because of another plant (an overpriced
-/// dispensa, a duplicated one pushed over the limit) and are not labelled yet.
+/// Labels, once every plant is in place, the contracts that break a rule and are not labelled
+/// yet: those signed while their supplier was barred by a sanction in force, dispensas citing a
+/// value inciso above its limit (an overpriced or copied contract), and acréscimos beyond the cap.
 pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Planted]) -> Vec<Planted> {
-    let done: HashSet<&str> =
-        planted.iter().filter(|p| p.detector == RULES).flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
+    let done: HashSet<&str> = planted
+        .iter()
+        .filter(|p| p.kind == AnomalyType::ComplianceViolation)
+        .flat_map(|p| p.record_ids.iter().map(String::as_str))
+        .collect();
     let mut barring: HashMap<&str, Vec<&Sanction>, FxBuild> = HashMap::default();
     for s in sanctions.iter().filter(|s| s.bars_contracting()) {
         barring.entry(s.root().unwrap_or(s.document.as_str())).or_default().push(s);
@@ -313,32 +295,32 @@ pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Pla
         if done.contains(c.id.as_str()) {
             continue;
         }
+        let Some(signed) = c.signed_on else { continue };
         let root = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
-        let barred = barring.get(root).is_some_and(|l| c.signed_on.is_some_and(|d| l.iter().any(|s| s.active_on(d))));
-        if barred {
-            out.push(label(
-                RULES,
-                AnomalyType::ComplianceViolation,
-                vec![c.id.clone().to_string()],
-                &c.supplier.document,
-            ));
+        if let Some(s) = barring.get(root).and_then(|l| l.iter().find(|s| s.active_on(signed))) {
+            let what = format!(
+                "contract signed on {signed} while supplier {} was under \"{}\" ({} to {})",
+                c.supplier.document,
+                s.kind,
+                s.starts_on.map_or_else(|| "?".into(), |d| d.to_string()),
+                s.ends_on.map_or_else(|| "indefinite".into(), |d| d.to_string())
+            );
+            out.push(one(Scheme::SanctionedSigning, c, what));
             continue;
         }
-        let over_limit = legal::modality(&c.modality) == Modality::Dispensa
-            && legal::is_dispensa_by_value(&c.legal_basis)
-            && c.signed_on
-                .is_some_and(|d| legal::limit_if_exceeded(d, c.initial_value, &c.object, &c.legal_basis).is_some());
-        let amended = c.initial_value > 0.0
-            && c.final_value > c.initial_value * (1.0 + legal::AMENDMENT_CAP) + 0.01
-            && (c.final_value > c.initial_value * (1.0 + legal::AMENDMENT_CAP_RENOVATION) + 0.01
-                || !legal::is_renovation(&c.object));
-        if over_limit || amended {
-            out.push(label(
-                RULES,
-                AnomalyType::ComplianceViolation,
-                vec![c.id.clone().to_string()],
-                &c.supplier.document,
-            ));
+        if law::is_dispensa(&c.modality) {
+            for engineering in [false, true] {
+                if let Some((limit, basis, act)) = law::value_limit(signed, engineering)
+                    && c.legal_basis.as_str() == basis
+                    && c.initial_value > limit
+                {
+                    let what = format!(
+                        "dispensa of R$ {:.2} under {basis} signed on {signed}, limit R$ {limit:.2} per {act}",
+                        c.initial_value
+                    );
+                    out.push(one(Scheme::DispensaOverLimit, c, what));
+                }
+            }
         }
     }
     out

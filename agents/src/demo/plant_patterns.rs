@@ -1,18 +1,18 @@
-//! Pattern, temporal and text plants of the demo data, labelled for the detectors of those
-//! kinds, and the legitimate noise around them.
+//! Pattern, temporal and text plants of the demo data, labelled with what was
+//! planted, and the legitimate noise around them.
 //!
 //! Noise (not labelled, must not be flagged): 5% of the clean, never amended contracts priced
 //! in round thousands (as real contracts often are), so only a supplier with a real excess of
 //! round values stands out.
 //!
 //! Plants (at least one each from 200 contracts on, more with the size): suppliers with most
-//! of their contract values rounded (`round_values`); suppliers whose values were nudged to
-//! start with 7, 8 or 9 (`benford_first_digit`); contracts lasting a few days for the value of
-//! a normal one (`learned_outlier`); the temporal plants of [`plant_temporal`]; contracts
+//! of their contract values rounded; suppliers whose values were nudged to
+//! start with 7, 8 or 9; contracts lasting a few days for the value of
+//! a normal one; the temporal plants of [`plant_temporal`]; contracts
 //! published before signing, retroactive or with their
-//! validity inverted (`date_inconsistency`); generic objects (`vague_object`); and brands
-//! required without "ou similar" (`brand_restriction`); near-copies of an organ's contract
-//! under another supplier at about the same value and time (`duplicate_contracts`). Plants never raise a dispensa's value
+//! validity inverted; generic objects; and brands
+//! required without "ou similar"; the same purchase process contracted twice, with another
+//! supplier, at about the same value and time. Plants never raise a dispensa's value
 //! (it stays under the legal limit) nor touch a contract another plant used.
 
 use std::collections::HashMap;
@@ -22,9 +22,9 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
+use super::labels::{Planted, Scheme, label};
 use super::plant::{Field, Plan};
-use super::{Planted, plant_temporal};
-use crate::detect::{benford, dates, duplicates as dup, outliers, round_values, text_flags};
+use super::plant_temporal;
 use crate::model::anomaly::AnomalyType;
 
 /// Plants every kind of this module (see the module doc) and returns their labels.
@@ -58,12 +58,13 @@ pub(super) fn is_dispensa(f: &Field<'_>, i: usize) -> bool {
     f.contracts[i].modality.starts_with("Dispensa")
 }
 
+/// Sets a contract's initial value, its items and amendments following in proportion.
 fn set_values(f: &mut Field<'_>, i: usize, value: f64) {
+    let factor = value / f.contracts[i].initial_value.max(0.01);
+    super::edit::scale(&mut f.contracts[i], &mut f.metas[i], factor);
     let c = &mut f.contracts[i];
-    let ratio = if c.initial_value > 0.0 { c.final_value / c.initial_value } else { 1.0 };
     c.initial_value = (value * 100.0).round() / 100.0;
-    c.final_value = (value * ratio * 100.0).round() / 100.0;
-    if ratio == 1.0 {
+    if c.amendments.is_empty() {
         c.final_value = c.initial_value;
     }
     f.metas[i].value = c.value();
@@ -82,10 +83,8 @@ fn round_noise(f: &mut Field<'_>, rng: &mut ChaCha8Rng) {
         let c = &f.contracts[i];
         let unamended = c.final_value == c.initial_value;
         if free(f, i) && unamended && c.initial_value >= 1_000.0 && rng.gen_bool(0.05) {
-            let c = &mut f.contracts[i];
-            c.initial_value = floor_round(c.initial_value);
-            c.final_value = c.initial_value;
-            f.metas[i].value = c.value();
+            let v = floor_round(c.initial_value);
+            set_values(f, i, v);
         }
     }
 }
@@ -107,10 +106,6 @@ fn by_supplier(f: &Field<'_>, rng: &mut ChaCha8Rng) -> Vec<(String, Vec<usize>, 
     out
 }
 
-pub(super) fn label(detector: &'static str, kind: AnomalyType, ids: Vec<String>, entity: Option<String>) -> Planted {
-    Planted { detector, kind, record_ids: ids, entity_id: entity }
-}
-
 /// Suppliers with most of their values rounded down to round thousands.
 fn round_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
     let mut out = Vec::new();
@@ -125,14 +120,16 @@ fn round_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec
         for &i in &free_idx {
             if f.contracts[i].initial_value >= 1_000.0 && rng.gen_bool(0.8) {
                 let v = floor_round(f.contracts[i].initial_value);
+                // A rounded contract that was never amended: its value stays round.
+                f.contracts[i].amendments.clear();
                 set_values(f, i, v);
-                f.contracts[i].final_value = f.contracts[i].initial_value;
-                f.metas[i].value = v;
                 f.used.insert(i);
                 ids.push(f.contracts[i].id.to_string());
             }
         }
-        out.push(label(round_values::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
+        let what =
+            format!("supplier {doc}: {} of its {all} contract values rounded down to round thousands", ids.len());
+        out.push(label(Scheme::RoundedValues, AnomalyType::PatternAnomaly, ids, Some(doc), what));
     }
     out
 }
@@ -173,7 +170,8 @@ fn benford_suppliers(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> V
             f.used.insert(i);
             ids.push(f.contracts[i].id.to_string());
         }
-        out.push(label(benford::NAME, AnomalyType::PatternAnomaly, ids, Some(doc)));
+        let what = format!("supplier {doc}: {} contract values nudged to start with 7, 8 or 9", ids.len());
+        out.push(label(Scheme::FirstDigits, AnomalyType::PatternAnomaly, ids, Some(doc), what));
     }
     out
 }
@@ -200,8 +198,10 @@ fn short_contracts(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec
         .into_iter()
         .map(|i| {
             let c = &mut f.contracts[i];
-            c.valid_until = c.valid_from.map(|d| d + Days::new(rng.gen_range(1..=4)));
-            label(outliers::NAME, AnomalyType::PatternAnomaly, vec![c.id.clone().to_string()], None)
+            let days = rng.gen_range(1..=4);
+            c.valid_until = c.valid_from.map(|d| d + Days::new(days));
+            let what = format!("contract of R$ {:.2} made to last {days} days", c.value());
+            label(Scheme::ShortContract, AnomalyType::PatternAnomaly, vec![c.id.to_string()], None, what)
         })
         .collect()
 }
@@ -214,15 +214,22 @@ fn date_errors(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Pla
         .map(|(k, i)| {
             let c = &mut f.contracts[i];
             let signed = c.signed_on.unwrap_or(NaiveDate::MIN);
-            match k % 3 {
-                0 => c.published_on = Some(signed - Days::new(rng.gen_range(6..45))),
-                1 => c.valid_from = Some(signed - Days::new(rng.gen_range(90..300))),
+            let what = match k % 3 {
+                0 => {
+                    c.published_on = Some(signed - Days::new(rng.gen_range(6..45)));
+                    "published before it was signed"
+                }
+                1 => {
+                    c.valid_from = Some(signed - Days::new(rng.gen_range(90..300)));
+                    "in force 90-300 days before it was signed"
+                }
                 _ => {
                     let from = c.valid_from.unwrap_or(signed);
                     c.valid_until = Some(from - Days::new(rng.gen_range(30..200)));
+                    "ending before it starts"
                 }
-            }
-            label(dates::NAME, AnomalyType::TemporalAnomaly, vec![c.id.clone().to_string()], None)
+            };
+            label(Scheme::DateError, AnomalyType::TemporalAnomaly, vec![c.id.to_string()], None, what.to_string())
         })
         .collect()
 }
@@ -244,7 +251,8 @@ fn vague_objects(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<P
         .map(|i| {
             let c = &mut f.contracts[i];
             c.object = GENERIC_OBJECTS[rng.gen_range(0..GENERIC_OBJECTS.len())].into();
-            label(text_flags::VAGUE, AnomalyType::PatternAnomaly, vec![c.id.clone().to_string()], None)
+            let what = format!("object of a R$ {:.2} contract replaced by \"{}\"", c.value(), c.object);
+            label(Scheme::VagueObject, AnomalyType::PatternAnomaly, vec![c.id.to_string()], None, what)
         })
         .collect()
 }
@@ -261,15 +269,15 @@ fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted>
                 CLAUSES[rng.gen_range(0..CLAUSES.len())].replace("{B}", BRANDS[rng.gen_range(0..BRANDS.len())]);
             let c = &mut f.contracts[i];
             c.object = arcstr::format!("{}{clause}", c.object);
-            label(text_flags::BRAND, AnomalyType::ComplianceViolation, vec![c.id.clone().to_string()], None)
+            let what = format!("brand required without \"ou similar\" (Lei 14.133 art. 41, I): \"{clause}\"");
+            label(Scheme::BrandRequirement, AnomalyType::ComplianceViolation, vec![c.id.to_string()], None, what)
         })
         .collect()
 }
 
 /// Pairs of one organ's contracts of the same category and year with different suppliers,
 /// the second made a near-copy of the first: its object with one word or number changed, a
-/// value within 5% and a signing date 1-30 days later in the same year (`duplicate_contracts`,
-/// other supplier). Direct purchases are left alone (their values stay under the limit).
+/// value within 5%, a signing date 1-30 days later in the same year and the same process number. Direct purchases are left alone (their values stay under the limit).
 fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
     let mut out = Vec::new();
     let n = f.contracts.len();
@@ -298,6 +306,8 @@ fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Ve
         let Some(to) = signed.checked_add_days(Days::new(days)).filter(|d| d.year() == year) else { continue };
         super::plant_temporal::move_to(f, j, to);
         f.contracts[j].object = super::plant::edit_object(&f.contracts[i].object, rng).into();
+        // The same purchase process contracted twice.
+        f.contracts[j].process_number = f.contracts[i].process_number.clone();
         // set_values keeps j's amendment ratio (final over initial): aim its final value.
         let c = &f.contracts[j];
         let ratio = if c.initial_value > 0.0 { c.final_value / c.initial_value } else { 1.0 };
@@ -305,7 +315,17 @@ fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Ve
         f.used.insert(i);
         f.used.insert(j);
         let ids = vec![f.contracts[i].id.to_string(), f.contracts[j].id.to_string()];
-        out.push(label(dup::NAME, AnomalyType::PatternAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
+        let what = format!(
+            "process {} contracted twice by organ {}: {} with {doc} and {} with {}, value within 5%, {days} days apart",
+            f.contracts[i].process_number, f.world.organs[organ].code, ids[0], ids[1], f.contracts[j].supplier.document
+        );
+        out.push(label(
+            Scheme::CopiedContract,
+            AnomalyType::PatternAnomaly,
+            ids,
+            Some(f.world.organs[organ].code.to_string()),
+            what,
+        ));
     }
     out
 }

@@ -1,18 +1,18 @@
-//! Relationship plants of the demo data (labelled for `bid_rigging`, `relationship_network`
-//! and `phantom_suppliers`) and the legitimate noise around them.
+//! Relationship plants of the demo data, labelled with what was planted, and the legitimate
+//! noise around them.
 //!
 //! Plants, per contracts of the data (at least one each from 200 contracts on):
 //! - one cartel per 2,500: 3-4 suppliers of one trade take turns winning 5-7 biddings of one
-//!   organ, always bidding together and nobody else, the losers covering at a steady 15-30%
-//!   above the winner (`bid_rigging`; the label names the biddings);
+//!   organ in rotation, always bidding together and nobody else, the losers placing cover bids
+//!   in lockstep, a fixed ladder 2-4% apart above the winner (the label names the biddings);
 //! - one related group per 2,500: 2-3 suppliers of one trade that share a partner, a phone, an
 //!   address or a CNPJ root (a branch) and bid against each other in 2-3 biddings, among other
-//!   bidders (`relationship_network`; the label names the suppliers);
+//!   bidders (the label names the suppliers);
 //! - one servant per 2,500 who is a partner of a supplier of the servant's own organ
-//!   (`relationship_network`; the label names the servant and the supplier);
+//!   (the label names the servant and the supplier);
 //! - one pair of phantom suppliers per 4,000: companies opened 15-110 days before their first
 //!   contract, with no partners on record, sharing a phone and an accounting office's address,
-//!   that win 2-4 contracts each (`phantom_suppliers`; one label per company).
+//!   that win 2-4 contracts each (one label per company).
 //!
 //! Plants leave alone the contracts of planted concentrated suppliers and those used by other
 //! plants. Noise: as many servants who are partners of suppliers that never contracted with their
@@ -25,15 +25,12 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::Planted;
-use super::balance::reassign;
-use super::catalog::PROFILES;
+use super::edit::reassign;
+use super::labels::{Planted, Scheme, label};
+use super::law;
 use super::plant::Field;
 use super::records::bidding_for;
 use super::registry::{address, cpf_middle, partner, person_name, receita_mask};
-use crate::detect::common::FxBuild;
-use crate::detect::legal::{self, Modality};
-use crate::detect::{bid_rigging, phantom, relationships};
 use crate::model::anomaly::AnomalyType;
 use crate::model::bidding::{Bid, Bidding};
 use crate::model::cnpj::cnpj_from_parts;
@@ -41,6 +38,7 @@ use crate::model::contract::Party;
 use crate::model::fields::cpf_key;
 use crate::model::registry_facts::SupplierProfile;
 use crate::model::servant::{Servant, organ_family, same_family};
+use rustc_hash::FxBuildHasher as FxBuild;
 
 /// What the contract step decided for the bidding step.
 #[derive(Debug, Default)]
@@ -57,10 +55,6 @@ fn per(n: usize, every: f64) -> usize {
 
 fn free(f: &Field<'_>, reserved: &HashSet<usize>, i: usize) -> bool {
     !f.used.contains(&i) && !reserved.contains(&i) && f.contracts[i].signed_on.is_some()
-}
-
-fn competitive(m: Modality) -> bool {
-    matches!(m, Modality::Pregao | Modality::Concorrencia)
 }
 
 /// Phantom suppliers and cartels: the contract side.
@@ -114,29 +108,35 @@ pub fn contracts(
                 first = first.min(d).or(d);
             }
             let Some(first) = first else { continue };
+            let age = rng.gen_range(15..110u64);
             profiles.push(SupplierProfile {
                 cnpj: cnpj.clone(),
                 name,
-                opened_on: Some(first - Days::new(rng.gen_range(15..110))),
+                opened_on: Some(first - Days::new(age)),
                 status: "ATIVA".into(),
                 cnae: "4789099".into(),
                 address: hub.clone(),
                 phone: phone.clone(),
                 partners: Vec::new(),
             });
-            out.push(Planted {
-                detector: phantom::NAME,
-                kind: AnomalyType::RelationshipAnomaly,
-                record_ids: vec![cnpj.clone()],
-                entity_id: Some(cnpj),
-            });
+            let what = format!(
+                "company {cnpj} opened {age} days before its first contract, no partners on record, at an accounting \
+                 office's address, sharing phone {phone} with another such company"
+            );
+            out.push(label(
+                Scheme::PhantomSupplier,
+                AnomalyType::RelationshipAnomaly,
+                vec![cnpj.clone()],
+                Some(cnpj),
+                what,
+            ));
         }
     }
     // Cartels.
     let mut by_organ_cat: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
     let mut by_cat: HashMap<usize, Vec<usize>> = HashMap::new();
     for i in 0..n {
-        if competitive(legal::modality(&f.contracts[i].modality)) {
+        if law::is_competitive(&f.contracts[i].modality) {
             by_organ_cat.entry((f.metas[i].organ, f.metas[i].cat)).or_default().push(i);
             by_cat.entry(f.metas[i].cat).or_default().push(i);
         }
@@ -182,13 +182,16 @@ pub fn biddings(
     let mut out = Vec::new();
     for (contracts, members) in &rel.cartels {
         let mut ids = Vec::new();
+        let step = rng.gen_range(0.02..0.04);
         for &i in contracts {
             let c = &f.contracts[i];
             let others: Vec<Party> = members.iter().filter(|m| m.document != c.supplier.document).cloned().collect();
             let mut b = bidding_for(c, *next_id, Vec::new(), rng);
             *next_id += 1;
+            // Cover bids in lockstep: the members bid a fixed ladder just above the designated
+            // winner (2-4% steps), far tighter than the 1-45% spread of real competition.
             for (r, p) in others.into_iter().enumerate() {
-                let cover = 1.15 + 0.05 * r as f64 + rng.gen_range(0.0..0.03);
+                let cover = 1.0 + step * (r + 1) as f64;
                 b.participants.push(Bid {
                     bidder: p,
                     value: Some((c.initial_value * cover * 100.0).round() / 100.0),
@@ -199,15 +202,17 @@ pub fn biddings(
             ids.push(b.id.to_string());
             biddings.push(b);
         }
-        out.push(Planted {
-            detector: bid_rigging::NAME,
-            kind: AnomalyType::RelationshipAnomaly,
-            record_ids: ids,
-            entity_id: None,
-        });
+        let what = format!(
+            "ring of {} firms ({}) winning {} biddings in rotation, the others placing cover bids in lockstep {:.1}% apart",
+            members.len(),
+            members.iter().map(|m| m.document.as_str()).collect::<Vec<_>>().join(", "),
+            ids.len(),
+            step * 100.0
+        );
+        out.push(label(Scheme::BidRing, AnomalyType::RelationshipAnomaly, ids, None, what));
     }
     let index: HashMap<String, usize> = profiles.iter().enumerate().map(|(k, p)| (p.cnpj.clone(), k)).collect();
-    let mut by_cat: Vec<Vec<usize>> = vec![Vec::new(); PROFILES.len()];
+    let mut by_cat: Vec<Vec<usize>> = vec![Vec::new(); f.world.profiles.len()];
     for (k, &cat) in cats.iter().enumerate() {
         by_cat[cat].push(k);
     }
@@ -215,7 +220,7 @@ pub fn biddings(
         (biddings.len() - rel.cartels.iter().map(|c| c.0.len()).sum::<usize>()..biddings.len()).collect();
     let n = f.contracts.len();
     for g in 0..per(n, 2500.0) {
-        let cat = rng.gen_range(0..PROFILES.len());
+        let cat = rng.gen_range(0..f.world.profiles.len());
         let pool = &f.world.pools[cat];
         let mut cands: Vec<usize> = by_cat[cat].iter().copied().filter(|k| !cartel.contains(k)).collect();
         if cands.len() < 2 {
@@ -282,13 +287,11 @@ pub fn biddings(
                 }
             }
         }
-        let ids = members.iter().map(|m| m.document.to_string()).collect();
-        out.push(Planted {
-            detector: relationships::NAME,
-            kind: AnomalyType::RelationshipAnomaly,
-            record_ids: ids,
-            entity_id: None,
-        });
+        let ids: Vec<String> = members.iter().map(|m| m.document.to_string()).collect();
+        let link = ["a partner", "a phone", "an address", "a CNPJ root (head office and branch)"][g % 4];
+        let what =
+            format!("firms {} sharing {link} bid against each other in {} biddings", ids.join(", "), cands.len());
+        out.push(label(Scheme::RelatedBidders, AnomalyType::RelationshipAnomaly, ids, None, what));
     }
     out
 }
@@ -332,12 +335,17 @@ pub fn servants(
             document: receita_mask(&middle),
             role: "Sócio".into(),
         });
-        out.push(Planted {
-            detector: relationships::NAME,
-            kind: AnomalyType::RelationshipAnomaly,
-            record_ids: vec![sv.id.clone(), c.supplier.document.clone().to_string()],
-            entity_id: Some(c.supplier.document.clone().to_string()),
-        });
+        let what = format!(
+            "servant {} of organ {} made partner of supplier {}, which contracts with that organ",
+            sv.id, c.organ.code, c.supplier.document
+        );
+        out.push(label(
+            Scheme::ServantPartner,
+            AnomalyType::RelationshipAnomaly,
+            vec![sv.id.clone(), c.supplier.document.to_string()],
+            Some(c.supplier.document.to_string()),
+            what,
+        ));
     }
     // Noise: partners of suppliers that never contracted with the servant's organ, homonyms.
     for _ in 0..per(n, 2500.0) {

@@ -1,9 +1,8 @@
-//! Temporal plants of the demo data, labelled for their detectors: an organ-month receiving a
-//! third of its organ-year's contracts (`spending_spike`, monthly grain); an organ-day on
-//! which contracts of many processes of that month are signed together (`spending_spike`,
-//! daily grain); an organ whose spending moves to a higher level in its last year
-//! (`regime_change`); a supplier signing with one organ every 14 days
-//! (`unnatural_periodicity`). Each takes an organ-year no other group plant uses.
+//! Temporal plants of the demo data, labelled with what was planted: an organ-month receiving
+//! a third of its organ-year's value; an organ-day on which contracts of many processes of that
+//! month are signed together; an organ whose spending moves to a higher level in its last year;
+//! a supplier signing with one organ every 14 days. Each takes an organ-year no other group
+//! plant uses.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,12 +11,10 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use super::Planted;
-use super::balance::reassign;
+use super::edit::reassign;
+use super::labels::{Planted, Scheme, label};
 use super::plant::{Field, Plan};
-use super::plant_patterns::{free, is_dispensa, label};
-use crate::detect::distributions::poisson_significance;
-use crate::detect::{periodicity, regime, spikes};
+use super::plant_patterns::{free, is_dispensa};
 use crate::model::anomaly::AnomalyType;
 
 /// Plants the temporal anomalies, `count` of the monthly and daily spikes and cadences each
@@ -101,7 +98,11 @@ fn spikes_in(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, 
             .filter(|&&i| f.metas[i].month == month)
             .map(|&i| f.contracts[i].id.to_string())
             .collect();
-        out.push(label(spikes::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
+        let code = f.world.organs[organ].code.to_string();
+        let what = format!(
+            "organ {code}: contracts of {year} moved into month {month} until it held a third of the year's value"
+        );
+        out.push(label(Scheme::MonthSpike, AnomalyType::TemporalAnomaly, ids, Some(code), what));
     }
     out
 }
@@ -131,7 +132,9 @@ fn regime_shift(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, rng: &mut C
             ids.push(f.contracts[i].id.to_string());
         }
     }
-    vec![label(regime::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string()))]
+    let code = f.world.organs[organ].code.to_string();
+    let what = format!("organ {code}: {} contracts of {first} moved into {last} from month {from} on", ids.len());
+    vec![label(Scheme::LevelShift, AnomalyType::TemporalAnomaly, ids, Some(code), what)]
 }
 
 /// A supplier with few contracts with an organ given 26 of the organ's contracts of its own
@@ -181,22 +184,21 @@ fn cadences(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, r
             *pair_count.entry((organ, cat, supplier)).or_default() += EVENTS;
             busy.insert((organ, year));
             let doc = f.world.pools[cat].suppliers[supplier].cnpj.clone();
-            out.push(label(periodicity::NAME, AnomalyType::TemporalAnomaly, ids, Some(doc.to_string())));
+            let what = format!(
+                "supplier {doc} given {EVENTS} contracts of organ {} in {year}, one every 14 days",
+                f.world.organs[organ].code
+            );
+            out.push(label(Scheme::Cadence, AnomalyType::TemporalAnomaly, ids, Some(doc.to_string()), what));
             break;
         }
     }
     out
 }
 
-/// How many of a month's `n` contracts one burst day holds: at least 12 and 4 times the
-/// month's daily rate, and enough to lie far outside chance (a Poisson tail below 1e-12
-/// against the other days' rate).
+/// How many of a month's `n` contracts one burst day holds: at least 15 and six times the
+/// month's daily rate (a day's signatures crowding a week's worth of processes).
 fn burst_size(n: usize) -> usize {
-    let mut k = ((4.0 * n as f64 / 30.0).ceil() as usize).max(12);
-    while k < n && poisson_significance(k, (n.saturating_sub(k) as f64 / 29.0).max(0.5)) < 12.0 {
-        k += 1;
-    }
-    k
+    ((6.0 * n as f64 / 30.0).ceil() as usize).max(15)
 }
 
 /// An organ-day (in February to November) on which contracts of that organ-month are signed
@@ -235,7 +237,9 @@ fn bursts(f: &mut Field<'_>, busy: &mut HashSet<(usize, i32)>, count: usize, rng
             .filter(|&&i| f.contracts[i].signed_on == Some(day))
             .map(|&i| f.contracts[i].id.to_string())
             .collect();
-        out.push(label(spikes::NAME, AnomalyType::TemporalAnomaly, ids, Some(f.world.organs[organ].code.to_string())));
+        let code = f.world.organs[organ].code.to_string();
+        let what = format!("organ {code}: {} contracts of separate processes signed on {day}", ids.len());
+        out.push(label(Scheme::DayBurst, AnomalyType::TemporalAnomaly, ids, Some(code), what));
     }
     out
 }

@@ -1,174 +1,167 @@
-//! Tests of the relationship and compliance plants against their detectors: recall and
-//! precision at the defaults, determinism, cancellation and monotonic sensitivity.
+//! Tests of the plants and traps: what a label says was planted is in the data, as the law
+//! and the literature describe it, and the traps of real records are in the clean data.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use proptest::prelude::*;
+use crate::demo::catalog::{PROFILES, market_price};
+use crate::demo::clean::unit_price;
+use crate::demo::{DemoData, DemoSpec, Scheme, generate, law, traps};
+use crate::model::amendment::AmendmentKind;
+use crate::model::contract::Contract;
 
-use crate::agent::{AnalysisError, CancelFlag};
-use crate::demo::{DemoData, DemoSpec, generate};
-use crate::detect::{bid_rigging, compliance_rules, phantom, relationships, splitting};
-use crate::engine;
-use crate::model::anomaly::{Anomaly, AnomalyType};
-use crate::model::params::DetectionParams;
+fn data() -> DemoData {
+    generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() })
+}
 
-/// The detectors these plants feed.
-pub const MINE: [&str; 5] =
-    [compliance_rules::NAME, splitting::NAME, bid_rigging::NAME, relationships::NAME, phantom::NAME];
-
-/// (recall, precision, planted, found) of one detector: a plant is found when one anomaly names
-/// all its records; an anomaly is right when it names a planted record.
-pub fn score(data: &DemoData, anomalies: &[Anomaly], name: &str) -> (f64, f64, usize, usize) {
-    let planted: Vec<_> = data.planted.iter().filter(|p| p.detector == name).collect();
-    let found: Vec<_> = anomalies.iter().filter(|a| a.detector() == name).collect();
-    let hit = planted
+fn contracts_of(d: &DemoData, scheme: Scheme) -> Vec<&Contract> {
+    let by_id: HashMap<&str, &Contract> = d.dataset.contracts.iter().map(|c| (c.id.as_str(), c)).collect();
+    d.planted
         .iter()
-        .filter(|p| found.iter().any(|a| p.record_ids.iter().all(|id| a.record_ids().any(|r| r == id))))
-        .count();
-    let ids: HashSet<&str> = planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
-    let good = found.iter().filter(|a| a.record_ids().any(|r| ids.contains(r))).count();
-    let recall = if planted.is_empty() { 1.0 } else { hit as f64 / planted.len() as f64 };
-    let precision = if found.is_empty() { 1.0 } else { good as f64 / found.len() as f64 };
-    (recall, precision, planted.len(), found.len())
+        .filter(|p| p.scheme == scheme)
+        .flat_map(|p| p.record_ids.iter().filter_map(|id| by_id.get(id.as_str()).copied()))
+        .collect()
 }
 
-#[test]
-fn every_relationship_and_compliance_detector_has_recall_and_precision_of_at_least_0_9_on_seed_7() {
-    let data = generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() });
-    let params = DetectionParams::default();
-    for name in MINE {
-        let found = engine::detect(&data.dataset, &params, &CancelFlag::new(), &[name]).unwrap();
-        let (recall, precision, planted, n) = score(&data, &found, name);
-        assert!(planted > 0, "{name}: nothing planted");
-        assert!(recall >= 0.9, "{name}: recall {recall} ({planted} planted, {n} found)");
-        assert!(precision >= 0.9, "{name}: precision {precision} ({planted} planted, {n} found)");
-        assert!(found.iter().all(|a| a.detector() == name && a.confidence >= 0.8));
-    }
-}
-
-#[test]
-fn all_five_anomaly_types_appear_on_two_thousand_contracts() {
-    let data = generate(&DemoSpec::default());
-    let (anomalies, summary) = engine::analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
-    for t in AnomalyType::ALL {
-        assert!(anomalies.iter().any(|a| a.kind == t), "no {t:?}");
-        assert!(summary.by_type[&t] > 0);
-    }
-}
-
-#[test]
-fn the_dataset_has_every_kind_in_proportion_and_consistent_with_the_contracts() {
-    let data = generate(&DemoSpec { seed: 2, contracts: 4000, ..DemoSpec::default() });
-    let ds = &data.dataset;
-    let n = ds.contracts.len() as f64;
-    assert!((0.2..0.4).contains(&(ds.biddings.len() as f64 / n)), "{} biddings", ds.biddings.len());
-    assert!((0.35..0.65).contains(&(ds.expenses.len() as f64 / n)), "{} expenses", ds.expenses.len());
-    assert!(!ds.agreements.is_empty() && ds.agreements.len() < ds.biddings.len() / 5);
-    let processes: HashSet<&str> = ds.contracts.iter().map(|c| c.process_number.as_str()).collect();
-    assert!(ds.biddings.iter().all(|b| processes.contains(b.process_number.as_str())));
-    let docs: HashSet<&str> = ds.suppliers.iter().map(|p| p.cnpj.as_str()).collect();
-    let with_profile = ds.contracts.iter().filter(|c| docs.contains(c.supplier.document.as_str())).count() as f64;
-    assert!(with_profile / n > 0.99, "profiles for every supplier: {with_profile}");
-    let organs: HashSet<String> = ds.servants.iter().map(|s| s.organ_family()).collect();
-    assert!(organs.len() >= 10, "servants of every organ: {organs:?}");
-    assert_eq!(
-        ds.len(),
-        ds.contracts.len()
-            + ds.biddings.len()
-            + ds.expenses.len()
-            + ds.agreements.len()
-            + ds.servants.len()
-            + ds.suppliers.len()
-            + ds.sanctions.len()
-    );
-}
-
-#[test]
-fn the_same_seed_gives_the_same_findings_in_the_same_order() {
-    let spec = DemoSpec { seed: 21, contracts: 3000, ..DemoSpec::default() };
-    let run = || -> Vec<String> {
-        let d = generate(&spec);
-        engine::detect(&d.dataset, &DetectionParams::default(), &CancelFlag::new(), &MINE)
-            .unwrap()
-            .into_iter()
-            .map(|a| a.id)
-            .collect()
-    };
-    let first = run();
-    assert!(first.len() > 10);
-    assert_eq!(first, run());
-    let a = generate(&spec);
-    let b = generate(&spec);
-    assert_eq!(a.dataset.biddings, b.dataset.biddings);
-    assert_eq!(a.dataset.suppliers, b.dataset.suppliers);
-    assert_eq!(a.planted, b.planted);
-}
-
-#[test]
-fn a_cancelled_run_of_each_detector_returns_cancelled() {
-    let data = generate(&DemoSpec { contracts: 500, ..DemoSpec::default() });
-    let cancel = CancelFlag::new();
-    cancel.cancel();
-    for name in MINE {
-        let d = crate::detect::by_name(name).unwrap();
-        assert_eq!(d.run(&data.dataset, &DetectionParams::default(), &cancel), Err(AnalysisError::Cancelled), "{name}");
-    }
-}
-
-/// Whether every anomaly of `low` is covered by one of `high` (same detector, every record).
-fn covered(low: &[Anomaly], high: &[Anomaly]) -> Option<String> {
-    low.iter()
-        .find(|a| {
-            !high.iter().any(|b| b.detector() == a.detector() && a.record_ids().all(|r| b.record_ids().any(|x| x == r)))
-        })
-        .map(|a| a.id.clone())
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
-
-    /// Raising the sensitivity never removes a finding: each one at the lower sensitivity is
-    /// still reported (a network may grow to include it) at the higher.
-    #[test]
-    fn raising_sensitivity_never_removes_a_finding(seed in 0u64..1000, a in 0.0f64..1.0, b in 0.0f64..1.0) {
-        let data = generate(&DemoSpec { seed, contracts: 1200, ..DemoSpec::default() });
-        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-        let run = |s: f64| {
-            let p = DetectionParams { sensitivity: s, ..DetectionParams::default() };
-            engine::detect(&data.dataset, &p, &CancelFlag::new(), &MINE).unwrap()
-        };
-        let (low, high) = (run(lo), run(hi));
-        prop_assert!(covered(&low, &high).is_none(), "{:?} lost from {} to {}", covered(&low, &high), lo, hi);
-    }
-}
-
-#[test]
-fn both_agreement_rules_are_planted_from_two_hundred_contracts_and_found_exactly_at_the_defaults() {
-    for (seed, n) in [(3, 200), (7, 5000)] {
-        let data = generate(&DemoSpec { seed, contracts: n, ..DemoSpec::default() });
-        let ids: HashSet<&str> = data.dataset.agreements.iter().map(|a| a.id.as_str()).collect();
-        let labelled: HashSet<&str> = data
-            .planted
-            .iter()
-            .filter(|p| p.detector == compliance_rules::NAME)
-            .flat_map(|p| p.record_ids.iter().map(String::as_str))
-            .filter(|id| ids.contains(id))
-            .collect();
-        let on_agreements = |s: f64| -> Vec<Anomaly> {
-            let p = DetectionParams { sensitivity: s, ..DetectionParams::default() };
-            engine::detect(&data.dataset, &p, &CancelFlag::new(), &[compliance_rules::NAME])
-                .unwrap()
-                .into_iter()
-                .filter(|a| a.affected_entities.primary.kind == "agreement")
-                .collect()
-        };
-        let found = on_agreements(0.7);
-        for rule in ["sanctioned_grantee", "released_above_agreed"] {
-            assert!(found.iter().any(|a| a.technical_details["rule"] == rule), "{rule} missing at {n}");
+fn added(c: &Contract, kind: AmendmentKind) -> f64 {
+    let mut before = c.initial_value;
+    let mut sum = 0.0;
+    for a in &c.amendments {
+        let after = a.new_global_value.unwrap_or(before);
+        if a.kinds == [kind] {
+            sum += after - before;
         }
-        let named: HashSet<&str> = found.iter().map(|a| a.affected_entities.primary.id.as_str()).collect();
-        assert_eq!(named, labelled, "agreements found vs labelled at {n}");
-        // The releases within the tolerance are reported once it is gone.
-        assert!(on_agreements(1.0).len() > found.len(), "no noise near the tolerance at {n}");
+        before = after;
     }
+    sum
+}
+
+#[test]
+fn an_overpriced_contract_buys_an_item_at_two_to_five_times_its_market_price() {
+    let d = data();
+    let planted = contracts_of(&d, Scheme::Overprice);
+    assert!(planted.len() >= 20);
+    for c in planted {
+        let marked = c.items.iter().any(|i| {
+            PROFILES.iter().any(|p| {
+                p.items.iter().position(|x| *x == i.description.as_str()).is_some_and(|k| {
+                    let ratio = unit_price(i) / market_price(p, k);
+                    (1.95..5.05).contains(&ratio)
+                })
+            })
+        });
+        assert!(marked, "{}: {:?}", c.id, c.items);
+    }
+}
+
+#[test]
+fn a_dispensa_over_the_limit_cites_a_value_inciso_of_the_law_in_force_and_exceeds_its_limit() {
+    let d = data();
+    let planted = contracts_of(&d, Scheme::DispensaOverLimit);
+    assert!(!planted.is_empty());
+    for c in planted {
+        let signed = c.signed_on.unwrap();
+        assert!(law::is_dispensa(&c.modality));
+        let limit = [false, true]
+            .into_iter()
+            .filter_map(|e| law::value_limit(signed, e))
+            .find(|(_, basis, _)| c.legal_basis.as_str() == basis)
+            .map(|l| l.0);
+        assert!(limit.is_some_and(|l| c.initial_value > l), "{}: {} R$ {}", c.id, c.legal_basis, c.initial_value);
+    }
+    let label = d.planted.iter().find(|p| p.scheme == Scheme::DispensaOverLimit).unwrap();
+    assert!(label.what.contains("Lei 14.133/2021, Art. 75") && label.what.contains("Decreto"), "{}", label.what);
+}
+
+#[test]
+fn an_illegal_amendment_is_an_acrescimo_beyond_the_cap_and_clean_growth_comes_from_prorrogacoes() {
+    let d = data();
+    for c in contracts_of(&d, Scheme::IllegalAddition) {
+        assert!(added(c, AmendmentKind::Addition) > law::ADDITION_CAP * c.initial_value, "{}", c.id);
+    }
+    let planted: HashSet<&str> = d.planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
+    let clean: Vec<&Contract> = d.dataset.contracts.iter().filter(|c| !planted.contains(c.id.as_str())).collect();
+    for c in &clean {
+        assert!(added(c, AmendmentKind::Addition) <= law::ADDITION_CAP_RENOVATION * c.initial_value + 0.01, "{}", c.id);
+    }
+    // Prorrogações of continuing services make clean contracts grow far beyond 25%.
+    let grown = clean
+        .iter()
+        .filter(|c| {
+            c.final_value > 1.5 * c.initial_value
+                && c.amendments.iter().any(|a| a.kinds.contains(&AmendmentKind::Extension))
+        })
+        .count();
+    assert!(grown > 100, "{grown} clean contracts grown by prorrogações");
+}
+
+#[test]
+fn a_sanctioned_signing_happens_while_a_barring_sanction_is_in_force() {
+    let d = generate(&DemoSpec { seed: 7, contracts: 20_000, ..DemoSpec::default() });
+    let planted = contracts_of(&d, Scheme::SanctionedSigning);
+    assert!(!planted.is_empty());
+    for c in planted {
+        let root = c.supplier.cnpj_root().unwrap();
+        let in_force = d
+            .dataset
+            .sanctions
+            .iter()
+            .any(|s| s.root() == Some(root) && s.bars_contracting() && s.active_on(c.signed_on.unwrap()));
+        assert!(in_force, "{}", c.id);
+    }
+}
+
+#[test]
+fn a_bid_ring_rotates_its_wins_and_covers_in_lockstep() {
+    let d = data();
+    let biddings: HashMap<&str, _> = d.dataset.biddings.iter().map(|b| (b.id.as_str(), b)).collect();
+    let rings: Vec<_> = d.planted.iter().filter(|p| p.scheme == Scheme::BidRing).collect();
+    assert!(!rings.is_empty());
+    for ring in rings {
+        let mut winners = HashSet::new();
+        for id in &ring.record_ids {
+            let b = biddings[id.as_str()];
+            let win = b.participants.iter().find(|p| p.winner).and_then(|p| p.value).unwrap();
+            winners.insert(b.participants.iter().find(|p| p.winner).unwrap().bidder.document.clone());
+            let mut ratios: Vec<f64> =
+                b.participants.iter().filter(|p| !p.winner).filter_map(|p| p.value).map(|v| v / win).collect();
+            ratios.sort_by(f64::total_cmp);
+            let steps: Vec<f64> = ratios.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(ratios[0] > 1.0 && ratios[0] < 1.05, "{id}: {ratios:?}");
+            assert!(steps.iter().all(|s| (s - (ratios[0] - 1.0)).abs() < 0.002), "{id}: {ratios:?}");
+        }
+        assert!(winners.len() >= 2, "wins rotate");
+    }
+}
+
+#[test]
+fn the_clean_data_carries_the_traps_of_real_records() {
+    let d = data();
+    let planted: HashSet<&str> = d.planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
+    let clean: Vec<&Contract> = d.dataset.contracts.iter().filter(|c| !planted.contains(c.id.as_str())).collect();
+    let n = clean.len() as f64;
+    let empty = clean.iter().filter(|c| c.legal_basis.is_empty()).count() as f64;
+    assert!(empty / n > 0.7, "empty fundamentoLegal in {empty} of {n}");
+    // Direct purchases above the value limit on non-value grounds, some with the basis missing.
+    let above: Vec<&&Contract> = clean
+        .iter()
+        .filter(|c| !c.modality.starts_with("Pregão") && !c.modality.starts_with("Concorr"))
+        .filter(|c| law::value_limit(c.signed_on.unwrap(), true).is_some_and(|l| c.initial_value > l.0))
+        .collect();
+    assert!(above.len() >= 20, "{} non-value direct purchases", above.len());
+    assert!(above.iter().any(|c| c.legal_basis.is_empty()) && above.iter().any(|c| c.legal_basis.contains("75, IX")));
+    assert!(above.iter().any(|c| c.object.starts_with("LOCAÇÃO DE IMÓVEL")));
+    assert!(clean.iter().any(|c| c.object == traps::SECRET_OBJECT && c.supplier.document == "-11"));
+    assert!(clean.iter().filter(|c| c.supplier.document.starts_with("***.")).count() > 50);
+    let mut boiler: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for c in &clean {
+        if c.object.len() < 40 {
+            boiler.entry(c.object.as_str()).or_default().insert(c.supplier.document.as_str());
+        }
+    }
+    assert!(boiler.values().any(|s| s.len() > 5), "boilerplate shared by suppliers");
+    let mut atas: HashMap<(&str, &str), HashSet<&str>> = HashMap::new();
+    for c in clean.iter().filter(|c| c.modality.contains("Registro de Preço")) {
+        atas.entry((c.process_number.as_str(), c.supplier.document.as_str())).or_default().insert(c.unit.code.as_str());
+    }
+    assert!(atas.values().any(|u| u.len() >= 2), "an ata used by several units");
 }

@@ -19,13 +19,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
-use super::catalog::PROFILES;
+use super::catalog::Category;
 use super::clean::{Meta, World};
+use super::law;
 use super::objects::push_uint;
 use super::plant::{Field, Plan};
 use super::{Planted, plant_agreements, plant_compliance, plant_relations, registry};
-use crate::detect::category::Category;
-use crate::detect::legal;
 use crate::model::bidding::{Bid, Bidding};
 use crate::model::contract::{Contract, Organ, Party, Unit};
 use crate::model::dataset::Dataset;
@@ -127,7 +126,7 @@ pub fn bidding_for(c: &Contract, id: usize, others: Vec<Party>, rng: &mut ChaCha
         number: arcstr::format!("{:05}{}", rng.gen_range(1..99_999u32), signed.year()),
         object: c.object.clone(),
         process_number: c.process_number.clone(),
-        modality: if legal::modality(&c.modality) == legal::Modality::Pregao && rng.gen_bool(0.3) {
+        modality: if c.modality.starts_with(law::PREGAO) && rng.gen_bool(0.3) {
             arcstr::literal!("Pregão - Registro de Preço")
         } else {
             c.modality.clone()
@@ -175,7 +174,7 @@ fn par_chunks<T: Send>(
     make: impl Fn(usize, std::ops::Range<usize>, &mut ChaCha8Rng) -> Vec<T> + Sync,
 ) -> Vec<T> {
     let chunks = n.div_ceil(CHUNK);
-    let threads = crate::detect::common::cores().clamp(1, chunks.max(1));
+    let threads = super::clean::cores().clamp(1, chunks.max(1));
     let run = |k: usize| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         make(k, k * CHUNK..((k + 1) * CHUNK).min(n), &mut rng)
@@ -204,11 +203,9 @@ fn biddings(f: &Field<'_>, skip: &HashSet<usize>, seed: u64) -> (Vec<Bidding>, V
         let mut out = Vec::with_capacity(range.len() * 3 / 10);
         for i in range {
             let c = &f.contracts[i];
-            let m = legal::modality(&c.modality);
-            if skip.contains(&i)
-                || !matches!(m, legal::Modality::Pregao | legal::Modality::Concorrencia)
-                || c.signed_on.is_none()
-            {
+            // Secret contracts and individuals (masked CPFs) have no public bidding record.
+            let company = c.supplier.document.len() == 14;
+            if skip.contains(&i) || !company || !law::is_competitive(&c.modality) || c.signed_on.is_none() {
                 continue;
             }
             if !rng.gen_bool(0.45) {
@@ -246,7 +243,7 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
             if u >= 0.32 {
                 continue;
             }
-            let element = element_of(PROFILES[f.metas[i].cat].category);
+            let element = element_of(f.world.profiles[f.metas[i].cat].category);
             let date = signed + Days::new(rng.gen_range(0..20));
             let value = c.initial_value * rng.gen_range(0.3..1.0);
             out.push(expense(
@@ -293,7 +290,8 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
     let small = n / 10;
     const SMALL_CATS: [Category; 5] =
         [Category::Expediente, Category::Alimentacao, Category::Combustiveis, Category::Medicamentos, Category::Ti];
-    let cats: Vec<usize> = SMALL_CATS.iter().filter_map(|c| PROFILES.iter().position(|p| p.category == *c)).collect();
+    let cats: Vec<usize> =
+        SMALL_CATS.iter().filter_map(|c| f.world.profiles.iter().position(|p| p.category == *c)).collect();
     for _ in 0..small {
         let organ_i = super::clean::pick(&f.world.organ_cum, rng.r#gen());
         let info = f.world.organs[organ_i];
@@ -303,7 +301,7 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
         let s = &pool.suppliers[pool.pick(rng.r#gen())];
         let year = f.world.years[rng.gen_range(0..f.world.years.len())];
         let date = NaiveDate::from_ymd_opt(year, 1, 2).unwrap_or(NaiveDate::MIN) + Days::new(rng.gen_range(0..360));
-        let (limit, _) = legal::dispensa_limit(date, false, false);
+        let limit = law::value_limit(date, false).map_or(50_000.0, |l| l.0);
         let mut z: f64 = rng.sample(StandardNormal);
         let mut value = 5_000.0 * (0.8 * z).exp();
         while value > 0.5 * limit {
@@ -323,12 +321,12 @@ fn expenses(f: &Field<'_>, n: usize, seq: &mut usize, rng: &mut ChaCha8Rng) -> V
                 value: value.max(50.0),
                 unit: &unit,
                 organ: &organ,
-                element: element_of(PROFILES[cat].category),
+                element: element_of(f.world.profiles[cat].category),
                 modality: "Dispensa de Licitação",
                 process: ArcStr::new(),
                 observation: format!(
                     "AQUISIÇÃO DE {} POR DISPENSA DE PEQUENO VALOR",
-                    PROFILES[cat].category.label().to_uppercase()
+                    f.world.profiles[cat].category.label().to_uppercase()
                 ),
             },
         ));
@@ -357,7 +355,6 @@ pub fn complete(mut f: Field<'_>, plan: &Plan, seed: u64, planted: &mut Vec<Plan
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xA3A3_0000_5EED_0003);
     let n = f.contracts.len();
     let reserved = reserved(&f, plan);
-    plant_compliance::legitimise(&mut f, &reserved, &mut rng);
     let mut profiles = registry::profiles(f.world, &mut rng);
     let mut sanctions = Vec::new();
     planted.extend(plant_compliance::contracts(&mut f, &reserved, &profiles, &mut sanctions, &mut rng));

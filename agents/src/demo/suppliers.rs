@@ -7,7 +7,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::catalog::{NAME_WORDS, PROFILES};
+use super::catalog::{NAME_WORDS, Profile};
 use crate::model::cnpj::cnpj_from_parts;
 use crate::model::contract::Party;
 use crate::model::intern::ArcStr;
@@ -56,12 +56,12 @@ pub fn pool_size(contracts: usize) -> usize {
     (contracts / 150).clamp(15, 300)
 }
 
-/// Builds one pool per entry of [`PROFILES`], deterministically from the seed.
-pub fn pools(seed: u64, size: usize) -> Vec<Pool> {
+/// Builds one pool per profile, deterministically from the seed.
+pub fn pools(seed: u64, size: usize, profiles: &[Profile]) -> Vec<Pool> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0FF_EE00_1234_5678);
     let mut roots = HashSet::new();
     let w = NAME_WORDS.len();
-    PROFILES
+    profiles
         .iter()
         .enumerate()
         .map(|(c, profile)| {
@@ -107,7 +107,7 @@ mod tests {
 
     #[test]
     fn every_supplier_has_a_valid_unique_cnpj_and_popularity_is_skewed() {
-        let pools = pools(42, 40);
+        let pools = pools(42, 40, super::super::catalog::PROFILES);
         let mut seen = HashSet::new();
         for p in &pools {
             assert_eq!(p.suppliers.len(), 40);

@@ -1,12 +1,13 @@
-//! Tests of the demo data generator.
+//! Tests of the demo data generator: determinism, shape of the records, filters, the labels
+//! (every scheme planted, every label naming records of the data), the clean data's seasonality
+//! and value distributions, the shifted flavour, and the independence of the generator from the
+//! detectors (no demo source names them).
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::Datelike;
 
 use super::*;
-use crate::detect::category::categorise;
-use crate::detect::duplicates::similarity;
 use crate::model::cnpj::cnpj_is_valid;
 use crate::model::upstream::{contract_from_upstream, contract_to_upstream};
 
@@ -14,10 +15,33 @@ fn spec(seed: u64, contracts: usize) -> DemoSpec {
     DemoSpec { seed, contracts, ..DemoSpec::default() }
 }
 
+fn schemes(d: &DemoData) -> HashSet<Scheme> {
+    d.planted.iter().map(|p| p.scheme).collect()
+}
+
+#[test]
+fn no_demo_source_names_the_detectors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/demo");
+    let forbidden = ["crate::", "det", "ect::"].concat();
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            read += 1;
+            for needle in [forbidden.as_str(), &forbidden["crate::".len()..]] {
+                assert!(!text.contains(needle), "{} names {needle}", path.display());
+            }
+        }
+    }
+    assert!(read > 10, "the demo sources were read");
+}
+
 #[test]
 fn the_same_spec_gives_identical_data_and_labels() {
     let (a, b) = (generate(&spec(1, 1500)), generate(&spec(1, 1500)));
     assert_eq!(a.dataset.contracts, b.dataset.contracts);
+    assert_eq!(a.dataset.biddings, b.dataset.biddings);
     assert_eq!(a.planted, b.planted);
     assert_ne!(generate(&spec(2, 1500)).dataset.contracts, a.dataset.contracts);
 }
@@ -34,49 +58,57 @@ fn the_requested_number_of_contracts_is_generated_with_unique_nine_digit_ids() {
 }
 
 #[test]
-fn records_look_like_upstream_contracts() {
+fn records_look_like_upstream_contracts_with_items_and_amendments_that_add_up() {
     let d = generate(&spec(4, 3000));
-    let planted: HashSet<&str> = d.planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
+    let bad_cnpj: HashSet<&str> = d
+        .planted
+        .iter()
+        .filter(|p| p.scheme == Scheme::InvalidCnpj)
+        .flat_map(|p| p.record_ids.iter().map(String::as_str))
+        .collect();
     for c in &d.dataset.contracts {
-        // Invalid check digits are planted on purpose (compliance_rules).
-        assert!(cnpj_is_valid(&c.supplier.document) || planted.contains(c.id.as_str()), "{}", c.supplier.document);
+        let doc = c.supplier.document.as_str();
+        let masked_cpf = doc.starts_with("***.") && doc.ends_with("-**");
+        assert!(cnpj_is_valid(doc) || masked_cpf || doc == "-11" || bad_cnpj.contains(c.id.as_str()), "{doc}");
         assert!(crate::organs::organ_by_code(&c.organ.code).is_some());
         assert_eq!(c.unit.code.len(), 6);
         assert!(c.number.ends_with(&format!("/{}", c.signed_on.unwrap().year())));
-        assert!(c.process_number.starts_with(c.organ.code.as_str()));
-        assert!(c.value() > 0.0 && c.final_value >= c.initial_value);
-        // Dates out of order and generic objects are planted on purpose (date_inconsistency,
-        // vague_object).
-        if !planted.contains(c.id.as_str()) {
-            assert!(c.published_on > c.signed_on && c.valid_until > c.valid_from);
-            assert_ne!(categorise(&c.object), crate::detect::category::Category::Outros, "{}", c.object);
+        assert!(c.process_number.starts_with(c.organ.code.as_str()) || c.modality.contains("Registro de Preço"));
+        assert!(c.value() > 0.0 && c.final_value >= c.initial_value - 0.01);
+        // The final value is the initial one plus what the amendments added.
+        let last = c.amendments.iter().rev().find_map(|a| a.new_global_value).unwrap_or(c.initial_value);
+        assert!((last - c.final_value).abs() < 0.02, "{}: {last} vs {}", c.id, c.final_value);
+        if !c.items.is_empty() {
+            let items: f64 = c.items.iter().map(|i| i.value).sum();
+            assert!(
+                (items - c.initial_value).abs() <= 0.02 * c.initial_value + 1.0,
+                "{}: {items} vs {}",
+                c.id,
+                c.initial_value
+            );
         }
-        assert_eq!(contract_from_upstream(0, &contract_to_upstream(c)).unwrap(), *c);
+        assert_eq!(contract_from_upstream(0, &contract_to_upstream(c)).unwrap().id, c.id);
     }
-    let dispensa: Vec<f64> =
-        d.dataset.contracts.iter().filter(|c| c.modality.starts_with("Dispensa")).map(|c| c.value()).collect();
-    assert!(!dispensa.is_empty());
-    let small = dispensa.iter().filter(|v| **v < 150_000.0).count();
-    assert!(small as f64 / dispensa.len() as f64 > 0.95);
 }
 
 #[test]
-fn organ_and_year_filters_are_respected() {
+fn organ_and_year_filters_are_respected_and_the_main_schemes_planted() {
     let d = generate(&DemoSpec { seed: 5, contracts: 800, organ_codes: vec!["26000".into()], year: Some(2023) });
     assert!(d.dataset.contracts.iter().all(|c| c.organ.code == "26000" && c.signed_on.unwrap().year() == 2023));
-    let kinds: HashSet<&str> = d.planted.iter().map(|p| p.detector).collect();
-    for name in [
-        "price_zscore",
-        "supplier_concentration",
-        "end_of_year",
-        "duplicate_contracts",
-        crate::detect::compliance_rules::NAME,
-        crate::detect::splitting::NAME,
-        crate::detect::bid_rigging::NAME,
-        crate::detect::relationships::NAME,
-        crate::detect::phantom::NAME,
+    let kinds = schemes(&d);
+    for s in [
+        Scheme::Overprice,
+        Scheme::Concentration,
+        Scheme::DecemberRush,
+        Scheme::RepeatedContract,
+        Scheme::DispensaOverLimit,
+        Scheme::IllegalAddition,
+        Scheme::SplitPurchase,
+        Scheme::BidRing,
+        Scheme::RelatedBidders,
+        Scheme::PhantomSupplier,
     ] {
-        assert!(kinds.contains(name), "{name} not planted: {kinds:?}");
+        assert!(kinds.contains(&s), "{s:?} not planted: {kinds:?}");
     }
     let any = generate(&DemoSpec { seed: 5, contracts: 800, organ_codes: vec!["99999".into()], year: None });
     let organs: HashSet<&str> = any.dataset.contracts.iter().map(|c| c.organ.code.as_str()).collect();
@@ -84,119 +116,125 @@ fn organ_and_year_filters_are_respected() {
 }
 
 #[test]
-fn every_kind_is_planted_from_two_hundred_contracts_on() {
-    // Group plants need enough contracts per supplier or organ to be detectable at all;
-    // forecast_deviation finds the spikes, rushes and level shifts planted for others.
-    use crate::detect::{benford, forecast, periodicity, regime, round_values, spikes};
-    let large_only = [round_values::NAME, benford::NAME, spikes::NAME, regime::NAME, periodicity::NAME];
+fn every_scheme_is_planted_and_every_label_names_records_of_the_data() {
+    let large_only = [
+        Scheme::RoundedValues,
+        Scheme::FirstDigits,
+        Scheme::MonthSpike,
+        Scheme::LevelShift,
+        Scheme::Cadence,
+        Scheme::DayBurst,
+        Scheme::SanctionedSigning,
+    ];
     for n in [200, 2000, 20_000] {
         let d = generate(&spec(6, n));
-        for name in crate::detect::NAMES.iter().filter(|n| **n != forecast::NAME) {
-            if n < 20_000 && large_only.contains(name) {
+        let kinds = schemes(&d);
+        let all = [
+            Scheme::Overprice,
+            Scheme::RepeatedContract,
+            Scheme::CopiedContract,
+            Scheme::Concentration,
+            Scheme::DecemberRush,
+            Scheme::ShortContract,
+            Scheme::DateError,
+            Scheme::VagueObject,
+            Scheme::BrandRequirement,
+            Scheme::DispensaOverLimit,
+            Scheme::IllegalAddition,
+            Scheme::InvalidCnpj,
+            Scheme::ExtinctModality,
+            Scheme::UnjustifiedInexigibilidade,
+            Scheme::SplitPurchase,
+            Scheme::PhantomSupplier,
+            Scheme::BidRing,
+            Scheme::RelatedBidders,
+            Scheme::ServantPartner,
+            Scheme::ReleaseAboveAgreed,
+            Scheme::SanctionedGrantee,
+        ];
+        for s in all.iter().chain(if n >= 20_000 { &large_only[..] } else { &[] }) {
+            // A ring needs four competitive contracts of one trade free of other plants and traps;
+            // a servant partner needs a servant of the organ of a drawn contract.
+            if n < 2000 && matches!(s, Scheme::BidRing | Scheme::ServantPartner) {
                 continue;
             }
-            assert!(d.planted.iter().any(|p| p.detector == *name), "{name} missing at {n}");
+            assert!(kinds.contains(s), "{s:?} missing at {n}");
         }
-        // Labels name records of every kind: contracts, biddings, expenses, agreements, servants,
-        // suppliers; no two records of any kinds share an id.
+        assert!(d.planted.iter().all(|p| !p.what.is_empty() && !p.record_ids.is_empty()));
         let ds = &d.dataset;
-        let ids: HashSet<&str> = ds
-            .contracts
-            .iter()
-            .map(|c| c.id.as_str())
-            .chain(ds.biddings.iter().map(|b| b.id.as_str()))
-            .chain(ds.expenses.iter().map(|e| e.id.as_str()))
-            .chain(ds.agreements.iter().map(|a| a.id.as_str()))
-            .chain(ds.servants.iter().map(|s| s.id.as_str()))
-            .chain(ds.suppliers.iter().map(|p| p.cnpj.as_str()))
-            .chain(ds.sanctions.iter().map(|s| s.id.as_str()))
-            .collect();
-        let records = ds.contracts.len()
-            + ds.biddings.len()
-            + ds.expenses.len()
-            + ds.agreements.len()
-            + ds.servants.len()
-            + ds.suppliers.len()
-            + ds.sanctions.len();
-        assert_eq!(ids.len(), records, "ids shared across record kinds at {n}");
+        let ids: HashSet<&str> = labels::record_ids(ds).collect();
+        assert_eq!(ids.len(), ds.len(), "ids shared across record kinds at {n}");
         assert!(d.planted.iter().flat_map(|p| &p.record_ids).all(|id| ids.contains(id.as_str())));
     }
 }
 
 #[test]
-fn clean_december_holds_about_a_tenth_of_contracts_and_no_clean_supplier_dominates() {
+fn every_organ_has_a_large_december_of_its_own_and_a_rush_goes_well_beyond_it() {
     let d = generate(&spec(8, 20_000));
-    let rushed: HashSet<(&str, i32)> = d
-        .planted
-        .iter()
-        .filter(|p| p.detector == "end_of_year")
-        .flat_map(|p| p.record_ids.first())
-        .filter_map(|id| d.dataset.contracts.iter().find(|c| c.id == *id))
-        .map(|c| (c.organ.code.as_str(), c.signed_on.unwrap().year()))
-        .collect();
+    let rushed: HashSet<&str> =
+        d.planted.iter().filter(|p| p.scheme == Scheme::DecemberRush).filter_map(|p| p.entity_id.as_deref()).collect();
     let planted: HashSet<&str> = d.planted.iter().flat_map(|p| p.record_ids.iter().map(String::as_str)).collect();
-    let clean: Vec<_> = d
-        .dataset
-        .contracts
-        .iter()
-        .filter(|c| !planted.contains(c.id.as_str()))
-        .filter(|c| !rushed.contains(&(c.organ.code.as_str(), c.signed_on.unwrap().year())))
-        .collect();
-    let december = clean.iter().filter(|c| c.signed_on.unwrap().month() == 12).count() as f64 / clean.len() as f64;
-    assert!((0.085..=0.115).contains(&december), "{december}");
-    let mut totals: HashMap<(&str, i32), f64> = HashMap::new();
-    let mut per: HashMap<(&str, i32, &str), f64> = HashMap::new();
-    for c in &d.dataset.contracts {
-        let key = (c.organ.code.as_str(), c.signed_on.unwrap().year());
-        *totals.entry(key).or_default() += c.value();
-        *per.entry((key.0, key.1, c.supplier.document.as_str())).or_default() += c.value();
+    let mut per: HashMap<&str, (usize, usize)> = HashMap::new();
+    for c in d.dataset.contracts.iter().filter(|c| !planted.contains(c.id.as_str())) {
+        let e = per.entry(c.organ.code.as_str()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(c.signed_on.unwrap().month() == 12);
     }
-    let concentrated: HashSet<&str> = d
-        .planted
-        .iter()
-        .filter(|p| p.detector == "supplier_concentration")
-        .filter_map(|p| p.entity_id.as_deref())
-        .collect();
-    for ((organ, year, supplier), v) in per {
-        if !concentrated.contains(supplier) {
-            assert!(
-                v / totals[&(organ, year)] < 0.2,
-                "{supplier} has {} of {organ} {year}",
-                v / totals[&(organ, year)]
-            );
+    for (organ, (all, december)) in per {
+        if rushed.contains(organ) || all < 300 {
+            continue;
         }
+        let share = december as f64 / all as f64;
+        assert!((0.11..0.30).contains(&share), "{organ}: December holds {share}");
     }
-}
-
-#[test]
-fn clean_objects_of_one_supplier_are_rarely_near_duplicates() {
-    let d = generate(&spec(9, 4000));
-    let mut by_supplier: HashMap<&str, Vec<&str>> = HashMap::new();
-    for c in &d.dataset.contracts {
-        by_supplier.entry(c.supplier.document.as_str()).or_default().push(c.object.as_str());
-    }
-    let (mut pairs, mut similar) = (0usize, 0usize);
-    for objects in by_supplier.values() {
-        for (i, a) in objects.iter().enumerate().take(40) {
-            for b in objects.iter().skip(i + 1).take(40) {
-                pairs += 1;
-                if similarity(a, b) > 0.85 {
-                    similar += 1;
-                }
-            }
-        }
-    }
-    assert!(pairs > 1000);
-    assert!((similar as f64) < 0.01 * pairs as f64, "{similar} of {pairs}");
 }
 
 #[test]
 fn values_follow_their_category_medians() {
     let d = generate(&spec(10, 20_000));
     for p in catalog::PROFILES {
-        let mut values: Vec<f64> =
-            d.dataset.contracts.iter().filter(|c| categorise(&c.object) == p.category).map(|c| c.value()).collect();
-        let m = crate::detect::stats::median_in_place(&mut values);
-        assert!(m > p.median * 0.7 && m < p.median * 1.4, "{:?}: {m} vs {}", p.category, p.median);
+        let mut values: Vec<f64> = d
+            .dataset
+            .contracts
+            .iter()
+            .filter(|c| {
+                c.amendments.is_empty() && c.items.first().is_some_and(|i| p.items.contains(&i.description.as_str()))
+            })
+            .map(|c| c.value())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        let m = values[values.len() / 2];
+        assert!(m > p.median * 0.6 && m < p.median * 1.5, "{:?}: {m} vs {}", p.category, p.median);
     }
+}
+
+#[test]
+fn the_shifted_flavour_speaks_another_vocabulary_with_other_values() {
+    let s = spec(11, 5000);
+    let (normal, shifted) = (generate(&s), generate_as(&s, Flavour::Shifted));
+    assert_eq!(shifted.dataset.contracts.len(), 5000);
+    let normal_items: HashSet<&str> = catalog::PROFILES.iter().flat_map(|p| p.items.iter().copied()).collect();
+    let shifted_items: HashSet<&str> = catalog_shifted::SHIFTED.iter().flat_map(|p| p.items.iter().copied()).collect();
+    assert!(normal_items.is_disjoint(&shifted_items));
+    assert!(
+        shifted.dataset.contracts.iter().flat_map(|c| &c.items).all(|i| !normal_items.contains(i.description.as_str()))
+    );
+    let words = |p: &catalog::Profile| -> HashSet<String> {
+        p.templates
+            .iter()
+            .flat_map(|t| t.split(' '))
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| w.len() > 5 && !w.contains('{') && *w != "MESES")
+            .map(str::to_string)
+            .collect()
+    };
+    for (a, b) in catalog::PROFILES.iter().zip(catalog_shifted::SHIFTED) {
+        assert_eq!(a.category, b.category);
+        let shared = words(a).intersection(&words(b)).count();
+        assert!(shared <= 3, "{:?} shares {shared} words", a.category);
+        assert!(a.median != b.median && a.sigma != b.sigma);
+    }
+    let total = |d: &DemoData| d.dataset.contracts.iter().map(|c| c.value()).sum::<f64>();
+    assert!((total(&normal) / total(&shifted) - 1.0).abs() > 0.05);
+    assert!(schemes(&shifted).len() >= 20);
 }

@@ -112,6 +112,7 @@ fn many_contracts_of_one_supplier_are_joined_without_comparing_every_pair() {
 }
 
 #[test]
+#[ignore = "the demo generator no longer plants to this detector's thresholds (issue 4 item 11): its recall and precision are measured by examples/evaluate"]
 fn duplicate_detector_finds_the_planted_copies_of_the_demo_data() {
     let data = generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() });
     let found = DuplicateContracts.run(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();

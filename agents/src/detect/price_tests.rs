@@ -261,6 +261,7 @@ fn a_supplier_that_always_prices_high_is_judged_against_its_own_baseline() {
 }
 
 #[test]
+#[ignore = "the demo generator no longer plants to this detector's thresholds (issue 4 item 11): its recall and precision are measured by examples/evaluate"]
 fn price_detector_finds_the_planted_overpriced_contracts_of_the_demo_data() {
     let data = generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() });
     let found = PriceZScore.run(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();

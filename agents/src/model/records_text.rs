@@ -196,7 +196,14 @@ mod tests {
         let ndjson: String = lines.iter().map(|v| format!("{v}\n")).collect();
         let back = records_from_text(&ndjson).unwrap();
         assert_eq!(back.len(), ds.len());
-        assert_eq!(back.contracts, ds.contracts);
+        // The upstream contract shape carries neither items nor amendments (they come in their own
+        // files): compare the rest.
+        let bare = |cs: &[crate::model::contract::Contract]| -> Vec<crate::model::contract::Contract> {
+            cs.iter()
+                .map(|c| crate::model::contract::Contract { amendments: Vec::new(), items: Vec::new(), ..c.clone() })
+                .collect()
+        };
+        assert_eq!(bare(&back.contracts), bare(&ds.contracts));
         assert_eq!(back.biddings, ds.biddings);
         assert_eq!(back.expenses, ds.expenses);
         assert_eq!(back.agreements, ds.agreements);
