@@ -274,7 +274,8 @@ pub fn read(object: &str) -> TextFacts {
         // "MARCA DELL", "MARCA/MODELO X", "MARCA: X" name a brand; "A MARCA DA UNIVERSIDADE"
         // (an institution's image) does not, so the name must follow at once.
         if after_marca {
-            f.brand_keyword |= !is_stopword(w) && !GENERIC.contains(&w);
+            // "MARCA-TEXTO" is a highlighter.
+            f.brand_keyword |= !is_stopword(w) && !GENERIC.contains(&w) && w != "texto";
             after_marca = false;
         }
         if w == "marca" || w == "marcas" {
@@ -440,6 +441,7 @@ mod tests {
             assert_eq!(read(object).brand_score(), 0.0, "{object}");
         }
         assert_eq!(read("AQUISIÇÃO DE 02 (DOIS) SWITCHES DA MARCA: TPLINK").brand_score(), 2.0);
+        assert_eq!(read("AQUISIÇÃO DE CANETA MARCA-TEXTO AMARELA").brand_score(), 0.0);
     }
 
     #[test]
