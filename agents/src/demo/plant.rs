@@ -192,6 +192,8 @@ pub fn duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<
         let idx = f.contracts.len();
         copy.id = id_for(idx, rng).into();
         copy.number = arcstr::format!("{:05}/{}", rng.gen_range(1..100_000u32), new_signed.year());
+        // Buying the same thing again is a new purchase, with a process of its own.
+        copy.process_number = arcstr::format!("{}-{:02}", copy.process_number, rng.gen_range(10..100u32));
         meta.month = new_signed.month();
         f.used.insert(i);
         f.used.insert(idx);

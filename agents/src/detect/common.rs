@@ -15,8 +15,8 @@ use crate::organs::organ_by_code;
 /// documents).
 ///
 /// `score = 0.6 * confidence + 0.4 * money`, where `money = min(1, log10(1 + R$ at stake) / 7)`
-/// (R$ 10 million or more counts fully, R$ 100 thousand counts 0.71). High from 0.70, medium
-/// from 0.55, low below. Critical needs both strong evidence and material money: confidence at
+/// (R$ 10 million or more counts fully, R$ 100 thousand counts 0.71). High from 0.70 with at
+/// least [`HIGH_AT_STAKE`] at stake, medium from 0.55, low below. Critical needs both strong evidence and material money: confidence at
 /// least [`CRITICAL_CONFIDENCE`] and at least [`CRITICAL_AT_STAKE`] at stake (and the score of
 /// 0.85 that follows from them); anything short of that is high at most.
 pub fn severity(confidence: f64, at_stake: f64) -> Severity {
@@ -24,7 +24,7 @@ pub fn severity(confidence: f64, at_stake: f64) -> Severity {
     let score = 0.6 * confidence.clamp(0.0, 1.0) + 0.4 * money;
     if score >= 0.85 && confidence >= CRITICAL_CONFIDENCE && at_stake >= CRITICAL_AT_STAKE {
         Severity::Critical
-    } else if score >= 0.70 {
+    } else if score >= 0.70 && at_stake >= HIGH_AT_STAKE {
         Severity::High
     } else if score >= 0.55 {
         Severity::Medium
@@ -35,6 +35,11 @@ pub fn severity(confidence: f64, at_stake: f64) -> Severity {
 
 /// The confidence a critical finding needs at the least.
 pub const CRITICAL_CONFIDENCE: f64 = 0.9;
+
+/// The money at stake (R$) a high finding needs at the least: below it a finding is medium at
+/// most, however sure (two empenhos of R$ 1.702 for the same lamps are worth a question, not
+/// an urgent case).
+pub const HIGH_AT_STAKE: f64 = 50_000.0;
 
 /// The money at stake (R$) a critical finding needs at the least.
 pub const CRITICAL_AT_STAKE: f64 = 1_000_000.0;
@@ -163,6 +168,7 @@ mod tests {
         assert_eq!(severity(0.99, 900_000.0), Severity::High);
         assert_eq!(severity(0.89, 50_000_000.0), Severity::High);
         assert_eq!(severity(0.9, 1_000_000.0), Severity::Critical);
+        assert_eq!(severity(0.99, 1_702.40), Severity::Medium);
     }
 
     #[test]

@@ -46,6 +46,7 @@ use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use super::simjoin::{similarity, word_set};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
+use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -145,7 +146,11 @@ impl Detector for DuplicateContracts {
                     done = 0;
                 }
                 let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, Some(&df), &mut scratch);
-                pairs.retain(|q| q.similarity > threshold && pair_score(q, p.sensitivity) >= p.confidence_threshold);
+                pairs.retain(|q| {
+                    q.similarity > threshold
+                        && pair_score(q, p.sensitivity) >= p.confidence_threshold
+                        && !one_purchase(&cs[q.a], &cs[q.b])
+                });
                 if pairs.is_empty() {
                     continue;
                 }
@@ -181,6 +186,16 @@ impl Detector for DuplicateContracts {
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)
     }
+}
+
+/// Whether two contracts of one supplier are one purchase rather than the same thing bought
+/// twice: the same document published twice (same unit and number), or contracts of the same
+/// purchase process (lots of one bidding, orders from one ata de registro de preço, the
+/// empenhos of one contract), which share an object text by construction.
+pub fn one_purchase(a: &Contract, b: &Contract) -> bool {
+    let same_document = !a.number.is_empty() && a.number == b.number && a.unit.code == b.unit.code;
+    let same_process = !a.process_number.is_empty() && a.process_number == b.process_number;
+    same_document || same_process
 }
 
 /// What the pairs inside a group say.

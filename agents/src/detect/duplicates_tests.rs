@@ -361,3 +361,19 @@ fn two_lots_of_one_tender_are_two_purchases_and_a_record_listed_twice_is_a_dupli
     ];
     assert_eq!(run(twice).len(), 1);
 }
+
+#[test]
+fn contracts_of_one_supplier_in_one_purchase_or_one_document_published_twice_are_no_duplicates() {
+    // Lots of one pregão, orders from one ata, empenhos of one contract: one purchase.
+    let mut lot = contract("2", &edited(), "S1", "36000", 102_000.0, (2024, 3, 20));
+    let mut first = contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1));
+    (lot.process_number, first.process_number) = ("P1".into(), "P1".into());
+    assert!(run(vec![first.clone(), lot.clone()]).is_empty());
+    // The same unit and number twice is one contract listed twice by the source.
+    lot.process_number = "P2".into();
+    lot.number = first.number.clone();
+    assert!(run(vec![first.clone(), lot.clone()]).is_empty());
+    // Another purchase of the same thing is a duplicate.
+    lot.number = "999/2024".into();
+    assert_eq!(run(vec![first, lot]).len(), 1);
+}
