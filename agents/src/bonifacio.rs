@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
-use crate::detect::{compliance_rules, splitting};
+use crate::detect::{compliance_rules, legal_grounds, splitting};
 use crate::engine;
-use crate::model::anomaly::Anomaly;
+use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::cnpj::format_cnpj;
 use crate::model::report::{AgentOutput, Insight};
 use crate::narrative::{by_detector, nothing_found};
@@ -43,12 +43,13 @@ fn num(a: &Anomaly, key: &str) -> f64 {
 /// What each rule is called in the insights.
 fn rule_label(rule: &str) -> &'static str {
     match rule {
-        "dispensa_above_limit" => "dispensas acima do limite legal do ano",
-        "amendment_above_cap" => "aditivos acima do limite de 25% (50% em reformas)",
+        "dispensa_above_limit" => "dispensas por valor acima do limite da lei em vigor na assinatura",
+        "amendment_above_cap" => "acréscimos acima de 25% do valor inicial atualizado (50% em reformas)",
         "sanctioned_supplier" => "contratos com empresas sancionadas (CEIS/CNEP) na data da assinatura",
         "invalid_document" => "fornecedores com CNPJ/CPF de dígitos verificadores inválidos",
         "extinct_modality" => "contratos em modalidades extintas (convite, tomada de preços)",
-        "unjustified_inexigibility" => "inexigibilidades sem justificativa de inviabilidade de competição",
+        "unjustified_inexigibility" => "inexigibilidades cujo fundamento legal não cita inexigibilidade",
+        "sanction_undecidable" => "fornecedores em listas de sanções sem data de início (indecidível, não é violação)",
         "sanctioned_grantee" => "convênios com convenentes sancionados (CEIS/CNEP) no início da vigência",
         "released_above_agreed" => "convênios com valor liberado acima do valor pactuado",
         _ => "violações",
@@ -63,12 +64,12 @@ fn recommendation(a: &Anomaly) -> String {
     let name = text(a, "supplier_name");
     match text(a, "rule") {
         "dispensa_above_limit" => format!(
-            "Solicitar ao órgão {organ} o processo de dispensa do contrato {id} ({}), acima do limite de {} do ano, e apurar a responsabilidade de quem o autorizou (Lei 14.133/2021, art. 73)",
+            "Solicitar ao órgão {organ} o processo de dispensa do contrato {id} ({}), acima do limite de {} da lei em vigor na assinatura, e o fundamento da contratação direta; se a dispensa foi por valor, apurar a responsabilidade de quem a autorizou (Lei 14.133/2021, art. 73)",
             format_brl(num(a, "observed")),
             format_brl(num(a, "threshold"))
         ),
         "amendment_above_cap" => format!(
-            "Solicitar ao órgão {organ} os termos aditivos do contrato {id}, que cresceu {} sobre o valor inicial (limite de {}, art. 125), e a demonstração de que não houve reajuste disfarçado",
+            "Solicitar ao órgão {organ} os termos aditivos do contrato {id}, cujos acréscimos somam {} do valor inicial atualizado (limite de {}, art. 125), e a justificativa de cada acréscimo",
             format_pct(num(a, "observed")),
             format_pct(num(a, "threshold"))
         ),
@@ -84,6 +85,9 @@ fn recommendation(a: &Anomaly) -> String {
         ),
         "unjustified_inexigibility" => format!(
             "Solicitar ao órgão {organ} a justificativa de inviabilidade de competição (art. 74) e a razão da escolha de {name} no contrato {id}"
+        ),
+        "sanction_undecidable" => format!(
+            "Consultar no CEIS/CNEP atual a data de início da sanção de {name} para saber se alcançava o contrato {id} do órgão {organ}"
         ),
         "sanctioned_grantee" => format!(
             "Comunicar à CGU e ao TCU que o convênio {id} foi celebrado com {} (CNPJ {}) durante sanção que o impedia, e pedir ao órgão {organ} a suspensão das liberações (Decreto 11.531/2023)",
@@ -119,14 +123,14 @@ fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
     let breached: std::collections::BTreeSet<&str> = per_rule
         .values()
         .flatten()
-        .filter(|a| a.affected_entities.primary.kind == "contract")
+        .filter(|a| a.affected_entities.primary.kind == "contract" && a.kind == AnomalyType::ComplianceViolation)
         .map(|a| a.affected_entities.primary.id.as_str())
         .collect();
     if !breached.is_empty() {
         out.push(insight(
             AgentId::Bonifacio,
             format!(
-                "{} de {} ({}) violam ao menos uma regra da Lei 14.133/2021",
+                "{} de {} ({}) violam ao menos uma regra das leis de licitações (8.666/1993, 14.133/2021)",
                 count_of(breached.len(), "contrato", "contratos"),
                 contracts,
                 format_pct(breached.len() as f64 / contracts.max(1) as f64)
@@ -174,6 +178,26 @@ fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
     out
 }
 
+/// One data-quality note when contracts lack their legal basis: missing data, not a breach.
+fn missing_basis_note(contracts: &[crate::model::contract::Contract]) -> Option<Insight> {
+    let cov = legal_grounds::basis_coverage(contracts);
+    (cov.missing > 0).then(|| {
+        insight(
+            AgentId::Bonifacio,
+            format!(
+                "Qualidade do dado: {} de {} ({}) não informam o fundamento legal, o que é falta de dado e não violação; das {} sem ele, {} mostram no objeto ou no fornecedor um fundamento sem limite de valor (locação, concessionária, empresa pública, emergência, exclusividade) e as demais só são comparadas ao limite de valor com baixa confiança",
+                count_of(cov.missing, "contrato", "contratos"),
+                cov.contracts,
+                format_pct(cov.missing as f64 / cov.contracts.max(1) as f64),
+                count_of(cov.direct_missing, "contratação direta", "contratações diretas"),
+                cov.direct_inferred
+            ),
+            0.5,
+            &[],
+        )
+    })
+}
+
 /// Up to three requests per rule, most severe first.
 fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -197,6 +221,7 @@ impl Agent for Bonifacio {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         let anomalies = engine::detect_each(ctx, &[compliance_rules::NAME, splitting::NAME])?;
         let mut found = insights(&anomalies, ctx.dataset.contracts.len());
+        found.extend(missing_basis_note(ctx.dataset.contracts.as_slice()));
         if found.is_empty() {
             let scope = format!("{} contratos e {} despesas", ctx.dataset.contracts.len(), ctx.dataset.expenses.len());
             let what = "Nenhuma violação da Lei 14.133/2021";
@@ -227,7 +252,7 @@ mod tests {
             out.anomalies.iter().all(|a| a.detector() == compliance_rules::NAME || a.detector() == splitting::NAME)
         );
         assert!(out.insights.iter().all(|i| i.agent == "bonifacio"));
-        assert!(out.insights.iter().any(|i| i.insight.contains("dispensas acima do limite legal")));
+        assert!(out.insights.iter().any(|i| i.insight.contains("dispensas por valor acima do limite")));
         assert!(out.insights.iter().any(|i| i.insight.contains("fracionamento")));
         assert!(out.recommendations.iter().any(|r| r.contains("processo de dispensa") && r.contains("art. 73")));
         assert!(out.recommendations.iter().any(|r| r.contains("art. 75, §1")));

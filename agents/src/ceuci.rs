@@ -5,7 +5,8 @@
 //! with its interval, and says how far off the model was out of sample.
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
-use crate::detect::forecast::{self, MIN_HISTORY, MIN_MEAN_COUNT, forecast};
+use crate::detect::coverage::{Coverage, snapshot_of};
+use crate::detect::forecast::{self, MIN_HISTORY, forecast, judged_span};
 use crate::detect::series::{month_label, organ_months};
 use crate::engine;
 use crate::model::report::{AgentOutput, Insight};
@@ -51,23 +52,25 @@ pub struct OrganForecast {
 /// Forecasts the month after the data for the largest organs with enough history.
 pub fn forecasts(ctx: &AnalysisContext<'_>) -> Result<Vec<OrganForecast>, AnalysisError> {
     let (grid, series) = organ_months(ctx.dataset, ctx.cancel)?;
-    let mut ranked: Vec<_> =
-        series.iter().filter(|s| grid.len > MIN_HISTORY && s.mean_count() >= MIN_MEAN_COUNT).collect();
-    ranked.sort_by(|a, b| {
+    let coverage = Coverage::of(ctx.dataset, &grid, &series);
+    let mut ranked: Vec<_> = series.iter().filter_map(|s| judged_span(&coverage, s).map(|sp| (s, sp))).collect();
+    ranked.sort_by(|(a, _), (b, _)| {
         let (ta, tb) = (a.values.iter().sum::<f64>(), b.values.iter().sum::<f64>());
         tb.total_cmp(&ta).then(a.organ.cmp(b.organ))
     });
     let mut out = Vec::new();
-    for s in ranked.into_iter().take(TOP_ORGANS) {
+    for (s, sp) in ranked.into_iter().take(TOP_ORGANS) {
         ctx.cancel.check()?;
-        let logs = s.logs();
-        let Some(next) = forecast(&logs, logs.len()) else { continue };
+        let logs = &s.logs()[sp.start..sp.end];
+        let values = &s.values[sp.start..sp.end];
+        let first = grid.first + sp.start as i32;
+        let Some(next) = forecast(logs, first, logs.len()) else { continue };
         let errors: Vec<f64> = (MIN_HISTORY..logs.len())
-            .filter_map(|t| forecast(&logs, t).map(|f| ((f.mean.exp() - s.values[t]) / s.values[t].max(1.0)).abs()))
+            .filter_map(|t| forecast(logs, first, t).map(|f| ((f.mean.exp() - values[t]) / values[t].max(1.0)).abs()))
             .collect();
         out.push(OrganForecast {
             organ: s.organ.to_string(),
-            month: month_label(grid.first + logs.len() as i32),
+            month: month_label(first + logs.len() as i32),
             value: next.mean.exp(),
             low: (next.mean - INTERVAL_Z * next.se).exp(),
             high: (next.mean + INTERVAL_Z * next.se).exp(),
@@ -114,6 +117,9 @@ impl Agent for Ceuci {
         let f = forecasts(ctx)?;
         let mut found = more::insights(AgentId::Ceuci, &anomalies);
         found.extend(forecast_insights(&f));
+        if let Some(snap) = snapshot_of(ctx.dataset, ctx.cancel)? {
+            found.push(insight(AgentId::Ceuci, snap.reason(), 0.9, &[]));
+        }
         let mut recs = more::recommendations(&anomalies);
         for o in f.iter().filter(|o| o.mape > 0.5) {
             recs.push(format!(
@@ -164,7 +170,11 @@ mod tests {
         let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
         let f = forecasts(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
         assert!(!f.is_empty());
-        assert!(f.iter().all(|o| o.low < o.value && o.value < o.high && o.months == 24 && o.mape.is_finite()), "{f:?}");
+        assert!(
+            f.iter()
+                .all(|o| o.low < o.value && o.value < o.high && (13..=24).contains(&o.months) && o.mape.is_finite()),
+            "{f:?}"
+        );
         let one_year = generate(&DemoSpec { seed: 6, contracts: 2_000, year: Some(2024), ..DemoSpec::default() });
         assert!(forecasts(&AnalysisContext::new(&one_year.dataset, &params, &cancel)).unwrap().is_empty());
     }

@@ -1,6 +1,8 @@
 //! Tests of the detection engine over demo data: every detector fires, order and determinism,
 //! filters, cancellation; plus an ignored timing test for release builds.
 
+use chrono::Datelike;
+
 use super::*;
 use crate::demo::{DemoSpec, generate};
 use crate::model::anomaly::AnomalyType;
@@ -16,9 +18,14 @@ fn detectors_found(anomalies: &[Anomaly]) -> Vec<&str> {
 fn all_four_detectors_fire_at_the_defaults_on_two_thousand_contracts_of_all_organs() {
     let data = generate(&DemoSpec::default());
     let (anomalies, summary) = analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
-    // Every detector with a plant in the data finds something, and nothing else reports.
+    // Every detector with a plant in the data finds something, and nothing else reports. A
+    // December rush is judged against the organ's past Decembers: one planted in the data's
+    // first year cannot be found.
     let found = detectors_found(&anomalies);
-    for p in &data.planted {
+    let year =
+        |id: &str| data.dataset.contracts.iter().find(|c| c.id == id).and_then(|c| c.signed_on).map(|d| d.year());
+    let first_year = data.dataset.contracts.iter().filter_map(|c| c.signed_on.map(|d| d.year())).min();
+    for p in data.planted.iter().filter(|p| p.detector != "end_of_year" || year(&p.record_ids[0]) > first_year) {
         assert!(found.contains(&p.detector), "{} planted but not found: {found:?}", p.detector);
     }
     assert!(found.iter().all(|d| detect::NAMES.contains(d)));
@@ -37,7 +44,7 @@ fn all_four_detectors_fire_at_the_defaults_on_two_thousand_contracts_of_the_heal
     for name in [
         "price_zscore",
         "supplier_concentration",
-        "end_of_year",
+        // No end_of_year: one organ has no peers to compare its December with.
         "duplicate_contracts",
         crate::detect::compliance_rules::NAME,
         crate::detect::splitting::NAME,

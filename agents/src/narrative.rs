@@ -90,13 +90,13 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
     if let Some(top) = found.first() {
         let text = format!(
             "{} com gasto concentrado em dezembro; {} ({}) assinou {} do valor de {} em dezembro, contra {} \
-             esperado",
+             usual para dezembro (o do órgão e o dos outros órgãos)",
             count_of(found.len(), "órgão-ano", "órgãos-ano"),
             top.affected_entities.primary.name,
             top.affected_entities.primary.id,
             format_pct(num(top, "december_share")),
             num(top, "year"),
-            format_pct(temporal::EXPECTED_SHARE)
+            format_pct(num(top, "baseline_share"))
         );
         out.push(insight(agent, text, mean_confidence(&found), &evidence(&found)));
     }

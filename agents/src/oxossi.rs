@@ -54,27 +54,45 @@ fn first<'a>(found: &[&'a Anomaly]) -> Vec<&'a Anomaly> {
     found.iter().take(20).copied().collect()
 }
 
+/// How many distinct suppliers the findings name.
+fn firms(found: &[&Anomaly]) -> usize {
+    found
+        .iter()
+        .flat_map(|a| a.affected_entities.related.iter().chain([&a.affected_entities.primary]))
+        .filter(|e| e.kind == "supplier" && !e.id.is_empty())
+        .map(|e| e.id.as_str())
+        .collect::<BTreeSet<&str>>()
+        .len()
+}
+
 fn insights(anomalies: &[Anomaly]) -> Vec<Insight> {
     let mut out = Vec::new();
     let rig = by_detector(anomalies, bid_rigging::NAME);
-    if !rig.is_empty() {
-        let firms: BTreeSet<&str> = rig
-            .iter()
-            .flat_map(|a| a.affected_entities.related.iter().chain([&a.affected_entities.primary]))
-            .filter(|e| e.kind == "supplier")
-            .map(|e| e.id.as_str())
-            .collect();
-        let won: f64 = rig.iter().map(|a| a.value_at_stake()).sum();
+    let (screened, sets): (Vec<&Anomaly>, Vec<&Anomaly>) = rig.iter().partition(|a| text(a, "rule") == "bid_screens");
+    if !sets.is_empty() {
         out.push(insight(
             AgentId::Oxossi,
             format!(
                 "{} de possível cartel: {} empresas que só disputam entre si, revezando a vitória, em licitações que somam {} em propostas vencedoras",
-                count_of(rig.len(), "grupo", "grupos"),
-                firms.len(),
-                format_brl(won)
+                count_of(sets.len(), "grupo", "grupos"),
+                firms(&sets),
+                format_brl(sets.iter().map(|a| a.value_at_stake()).sum())
             ),
-            mean_confidence(&rig),
-            &first(&rig),
+            mean_confidence(&sets),
+            &first(&sets),
+        ));
+    }
+    if !screened.is_empty() {
+        out.push(insight(
+            AgentId::Oxossi,
+            format!(
+                "{} em que vários indicadores de conluio coincidem (vencedor no preço de referência, propostas de cobertura, lances sincronizados), envolvendo {} empresas e {} em lances vencedores",
+                count_of(screened.len(), "grupo de licitações", "grupos de licitações"),
+                firms(&screened),
+                format_brl(screened.iter().map(|a| a.value_at_stake()).sum())
+            ),
+            mean_confidence(&screened),
+            &first(&screened),
         ));
     }
     let split = by_detector(anomalies, splitting::NAME);
@@ -153,12 +171,19 @@ fn recommendation(a: &Anomaly) -> String {
         a.affected_entities.related.iter().filter(|e| e.kind == kind).map(|e| e.id.as_str()).take(8).collect()
     };
     match a.detector() {
+        bid_rigging::NAME if text(a, "rule") == "bid_screens" => format!(
+            "Pedir {} as atas, propostas e lances das licitações {} vencidas por {} e verificar os vínculos com as outras {} empresas; se confirmado, encaminhar ao CADE e ao TCU",
+            buyer(a),
+            related("bidding").join(", "),
+            primary.name,
+            related("supplier").len()
+        ),
         bid_rigging::NAME => format!(
-            "Encaminhar ao CADE e ao TCU as licitações {} disputadas só por {} e as outras {} empresas do grupo, com a vitória em rodízio; pedir ao órgão {} as atas e propostas",
+            "Encaminhar ao CADE e ao TCU as licitações {} disputadas só por {} e as outras {} empresas do grupo, com a vitória em rodízio; pedir {} as atas e propostas",
             related("bidding").join(", "),
             primary.name,
             related("supplier").len(),
-            text(a, "organ")
+            buyer(a)
         ),
         splitting::NAME => format!(
             "Pedir à UG {} as notas de empenho de {} ({}) e o planejamento da compra: {} dispensas somam {}",
@@ -190,6 +215,15 @@ fn recommendation(a: &Anomaly) -> String {
         other => {
             format!("Auditar os valores do grupo {} apontado por {} ({})", primary.id, other, format_pct(a.confidence))
         }
+    }
+}
+
+/// Who holds a bidding finding's records: its organ when known, else the purchasing units.
+fn buyer(a: &Anomaly) -> String {
+    match a.affected_entities.related.iter().find(|e| e.kind == "organ") {
+        Some(o) if !o.name.is_empty() => format!("ao órgão {}", o.name),
+        Some(o) => format!("ao órgão {}", o.id),
+        None => "às unidades compradoras".to_string(),
     }
 }
 

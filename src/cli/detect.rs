@@ -65,6 +65,15 @@ fn read_input(paths: &[PathBuf]) -> Result<Dataset, String> {
         for (path, reason) in &loaded.skipped {
             eprintln!("vigia detect: skipped {}: {reason}", path.display());
         }
+        if loaded.unjoined > 0 {
+            eprintln!(
+                "vigia detect: {} items, amendments or histories not joined: no contract of the input, or several, has their key",
+                loaded.unjoined
+            );
+        }
+        if loaded.files.is_empty() {
+            return Err("no records read: no file of the given paths is in a recognised format".to_string());
+        }
         dataset = loaded.dataset;
     }
     if files.len() < paths.len() || paths.is_empty() {

@@ -73,6 +73,41 @@ fn detect_rejects_bad_input_with_the_record_and_field_and_exit_status_two() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A `*_Compras.csv` of the Portal's monthly download, ISO-8859-1 as published, with `value`
+/// as the final value of its one contract.
+fn compras_csv(value: &str) -> Vec<u8> {
+    let text = format!(
+        "\"Número do Contrato\";\"Objeto\";\"Fundamento Legal\";\"Modalidade Compra\";\"Situação Contrato\";\"Código Órgão Superior\";\"Nome Órgão Superior\";\"Código Órgão\";\"Nome Órgão\";\"Código UG\";\"Nome UG\";\"Data Assinatura Contrato\";\"Data Publicação DOU\";\"Data Início Vigência\";\"Data Fim Vigência\";\"Código Contratado\";\"Nome Contratado\";\"Valor Inicial Compra\";\"Valor Final Compra\";\"Número Licitação\";\"Código UG Licitação\";\"Nome UG Licitação\";\"Código Modalidade Compra Licitação\";\"Modalidade Compra Licitação\"\n\
+         \"000012024\";\"Objeto: LOCAÇÃO DE IMÓVEL\";\"\";\"Dispensa de Licitação\";\"Não se aplica\";\"26000\";\"Ministério da Educação\";\"26290\";\"INEP\";\"153978\";\"INEP\";\"05/01/2024\";\"10/01/2024\";\"05/01/2024\";\"04/01/2025\";\"00000000000191\";\"A LTDA\";\"120000,00\";\"{value}\";\"\";\"\";\"\";\"\";\"\"\n"
+    );
+    text.chars().map(|c| u8::try_from(u32::from(c)).unwrap()).collect()
+}
+
+#[test]
+fn detect_reads_folders_and_files_of_mixed_formats_and_names_the_file_line_and_column_of_bad_cells() {
+    let data = generate(&DemoSpec { seed: 5, contracts: 300, ..DemoSpec::default() });
+    let records: Vec<Value> = data.dataset.contracts.iter().map(contract_to_upstream).collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("portal")).unwrap();
+    std::fs::write(dir.path().join("portal/202401_Compras.csv"), compras_csv("150000,00")).unwrap();
+    std::fs::write(dir.path().join("portal/README.md"), "notes").unwrap();
+    let json = dir.path().join("contratos.json");
+    std::fs::write(&json, serde_json::to_string(&records).unwrap()).unwrap();
+    let out = vigia().arg("detect").arg(dir.path().join("portal")).arg(&json).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["anomalies"].is_array());
+
+    std::fs::write(dir.path().join("portal/202401_Compras.csv"), compras_csv("muito")).unwrap();
+    let out = vigia().arg("detect").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("202401_Compras.csv") && err.contains("line 2") && err.contains("Valor Final Compra"),
+        "{err}"
+    );
+}
+
 #[test]
 fn investigate_prints_all_four_heuristics_and_is_identical_for_the_same_seed() {
     let run = || {

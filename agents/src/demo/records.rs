@@ -141,6 +141,8 @@ pub fn bidding_for(c: &Contract, id: usize, others: Vec<Party>, rng: &mut ChaCha
         organ: c.organ.clone(),
         uf: arcstr::ArcStr::new(),
         municipality: arcstr::ArcStr::new(),
+        reference_price: None,
+        lances: Vec::new(),
         participants,
     }
 }

@@ -5,8 +5,8 @@
 //!
 //! - `sanctioned_grantee`: the grantee's (convenente's) CNPJ root, or its CPF, had a CEIS/CNEP
 //!   sanction that bars contracting ([`Sanction::bars_contracting`]: impedimento,
-//!   inidoneidade, suspensão, proibição) in force ([`Sanction::active_on`], both ends
-//!   inclusive) on the agreement's start: `dataInicioVigencia`, else `dataPublicacao`. Fines
+//!   inidoneidade, suspensão, proibição) in force (both ends inclusive) and binding the
+//!   granting organ ([`super::sanction_rule`]: sphere, sanctioning body) on the agreement's start: `dataInicioVigencia`, else `dataPublicacao`. Fines
 //!   and warnings do not bar. Source: Decreto 11.531/2023 and Portaria Conjunta MGI/MF/CGU
 //!   33/2023, which regulate transfers and require the grantee not to be barred (CEIS) when the
 //!   agreement is signed; the CEIS itself lists sanctions under Lei 14.133/2021, art. 156.
@@ -40,6 +40,7 @@ use serde_json::json;
 use super::common::{FxBuild, iso, organ_entity};
 use super::compliance_rules::{Breach, Subject, breach_anomaly};
 use super::finding::{agreement_ref, grantee_ref, legal_confidence, point};
+use super::sanction_rule::{Verdict, judge};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::agreement::Agreement;
 use crate::model::anomaly::Anomaly;
@@ -100,13 +101,16 @@ fn number_of(a: &Agreement) -> &str {
 fn sanctioned_grantee<'a>(a: &Agreement, barring: &Barring<'a>, s: f64) -> Option<Breach<'a>> {
     let start = start_of(a)?;
     let key = a.grantee.cnpj_root().unwrap_or(a.grantee.document.as_str());
-    let sanc = barring.get(key)?.iter().copied().find(|x| x.active_on(start))?;
+    let names = [a.organ.name.as_str(), a.organ.acronym.as_str()];
+    // Only a sanction in force and binding the granting organ is a breach; an undecidable
+    // match is not reported for transfers.
+    let Some(Verdict::Barred(sanc, conf)) = judge(barring.get(key)?, start, &names) else { return None };
     let day = |d: NaiveDate| d.format("%d/%m/%Y").to_string();
     let until = sanc.ends_on.map_or_else(|| "prazo indeterminado".to_string(), day);
     let number = number_of(a);
     Some(Breach {
         rule: RULES[0],
-        confidence: legal_confidence(0.95, s),
+        confidence: legal_confidence(conf, s),
         at_stake: a.value,
         threshold: 0.0,
         observed: a.value,

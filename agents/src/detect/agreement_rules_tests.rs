@@ -52,7 +52,8 @@ fn sanction(id: &str, doc: &str, kind: &str, from: (i32, u32, u32), to: Option<(
         starts_on: Some(day(from)),
         ends_on: to.map(day),
         published_on: Some(day(from)),
-        authority: String::new(),
+        // A federal sanctioning body: its sanctions bind every federal organ.
+        authority: "CONTROLADORIA-GERAL DA UNIAO".into(),
         legal_basis: String::new(),
         process_number: String::new(),
         fine: (kind == "Multa").then_some(10_000.0),
@@ -108,10 +109,10 @@ fn a_grantee_barred_on_the_start_date_is_flagged_through_any_branch_with_every_e
 fn a_sanction_over_the_day_before_the_start_or_from_the_day_after_or_a_fine_does_not_bar() {
     let a = agreement("802", &grantee(), 400_000.0, 0.0, (2024, 6, 1));
     let expired = sanction("1", &grantee(), "Impedimento de contratar", (2023, 1, 1), Some((2024, 5, 31)));
-    let later = sanction("2", &grantee(), "Suspensão", (2024, 6, 2), None);
+    let later = sanction("2", &grantee(), "Impedimento de licitar e contratar", (2024, 6, 2), None);
     let fine = sanction("3", &grantee(), "Multa", (2024, 1, 1), None);
     assert!(run(vec![a.clone()], vec![expired, later, fine], 1.0).is_empty());
-    let last_day = sanction("4", &grantee(), "Suspensão", (2023, 1, 1), Some((2024, 6, 1)));
+    let last_day = sanction("4", &grantee(), "Impedimento de licitar e contratar", (2023, 1, 1), Some((2024, 6, 1)));
     assert_eq!(rules(&run(vec![a.clone()], vec![last_day], 0.7)), vec![pair("802", "sanctioned_grantee")]);
     let open = sanction("5", &grantee(), "Inidoneidade", (2024, 6, 1), None);
     assert_eq!(rules(&run(vec![a], vec![open], 0.7)), vec![pair("802", "sanctioned_grantee")]);
@@ -122,7 +123,7 @@ fn the_publication_date_stands_in_for_a_missing_start_and_no_date_means_no_judge
     let mut a = agreement("803", &grantee(), 400_000.0, 0.0, (2024, 6, 1));
     a.valid_from = None;
     // Published on 2024-06-04: the sanction from 2024-06-02 binds it.
-    let s = sanction("6", &grantee(), "Suspensão", (2024, 6, 2), Some((2024, 9, 1)));
+    let s = sanction("6", &grantee(), "Impedimento de licitar e contratar", (2024, 6, 2), Some((2024, 9, 1)));
     assert_eq!(rules(&run(vec![a.clone()], vec![s.clone()], 0.7)), vec![pair("803", "sanctioned_grantee")]);
     a.published_on = None;
     assert!(run(vec![a], vec![s], 1.0).is_empty());
@@ -162,9 +163,15 @@ fn releases_beyond_the_tolerance_over_the_agreed_value_are_flagged_and_the_count
 #[test]
 fn an_agreement_breaking_both_rules_gets_one_anomaly_per_rule_after_the_contracts_ones() {
     let a = agreement("820", &grantee(), 200_000.0, 260_000.0, (2024, 6, 1));
-    let s = sanction("9", &grantee(), "Suspensão", (2024, 1, 1), None);
+    let s = sanction("9", &grantee(), "Impedimento de licitar e contratar", (2024, 1, 1), None);
     let mut c = contract("100000001", "AQUISIÇÃO DE MEDICAMENTOS", &grantee(), "36000", 100_000.0, (2024, 6, 1));
     c.final_value = 200_000.0;
+    // The growth is a recorded acréscimo (totals alone would not be judged at this confidence).
+    c.amendments = vec![crate::model::amendment::Amendment {
+        kinds: vec![crate::model::amendment::AmendmentKind::Addition],
+        new_global_value: Some(200_000.0),
+        ..Default::default()
+    }];
     let ds = Dataset {
         agreements: vec![a, agreement("821", &grantee(), 1.0, 0.0, (2023, 1, 1))],
         sanctions: vec![s],
@@ -192,7 +199,7 @@ fn raising_the_sensitivity_never_removes_an_agreement_finding() {
     for (k, over) in [0.0, 0.004, 0.02, 0.049, 0.05, 0.06, 0.09, 0.12, 0.17, 0.3].iter().enumerate() {
         cases.push(agreement(&format!("83{k}"), &grantee(), 100_000.0, 100_000.0 * (1.0 + over), (2024, 6, 1)));
     }
-    let s = vec![sanction("1", &grantee(), "Suspensão", (2024, 1, 1), Some((2024, 6, 1)))];
+    let s = vec![sanction("1", &grantee(), "Impedimento de licitar e contratar", (2024, 1, 1), Some((2024, 6, 1)))];
     let steps: Vec<f64> = (0..=20).map(|k| f64::from(k) / 20.0).collect();
     for confidence in [0.0, 0.8, 0.9] {
         let ids = |x: f64| -> BTreeSet<String> {

@@ -13,6 +13,10 @@
 //! p-value 1e-9, 1e-6, 1e-4 and 1e-2 at the same steps, so raising `s` only adds sets. Confidence: `0.6 + 0.08 * min(R' - 2, 3)` for `R'` recurrences, `+ 0.1`
 //! with rotation, `+ 0.06` with cover bidding, at most 0.97, then shifted with the sensitivity.
 //!
+//! Items of one pregão share their bidders by construction, so a set counts once per purchase
+//! process (`process_number`, when published). Auctions outside any recurring set are judged by
+//! the collusion screens of [`super::bid_auctions`].
+//!
 //! Complexity: O(B k log k) for B biddings of k bidders (sorting each set), hash maps.
 
 use std::collections::{BTreeMap, HashMap};
@@ -149,10 +153,14 @@ impl Detector for BidRigging {
         }
         let need = min_recurrences(p.sensitivity);
         let alpha = max_p_value(p.sensitivity);
+        for members in sets.values_mut() {
+            once_per_process(members, &ds.biddings);
+        }
         let mut keys: Vec<&SetKey<'_>> = sets.iter().filter(|(_, v)| v.len() >= need).map(|(k, _)| k).collect();
         keys.sort_unstable();
         let judged = sets.values().filter(|v| v.len() >= 2).count().max(1);
         let mut found = Vec::new();
+        let mut named = vec![false; ds.biddings.len()];
         for key in keys {
             cancel.check()?;
             let members: Vec<&Bidding> = sets[key].iter().map(|&k| &ds.biddings[k]).collect();
@@ -164,15 +172,28 @@ impl Detector for BidRigging {
             }
             let confidence = adjust_confidence(st.confidence(), p.sensitivity);
             if confidence >= p.confidence_threshold {
+                sets[key].iter().for_each(|&k| named[k] = true);
                 found.push((&key.1, members, st, confidence, expected, p_value));
             }
         }
         let contamination = found.len() as f64 / judged as f64;
-        Ok(found
+        let mut out: Vec<Anomaly> = found
             .into_iter()
             .map(|(key, members, st, c, e, pv)| anomaly(key, &members, &st, c, (need, e, pv), contamination))
-            .collect())
+            .collect();
+        out.extend(super::bid_auctions::findings(ds, p, cancel, &named)?);
+        Ok(out)
     }
+}
+
+/// Keeps the first bidding of each purchase process among a set's biddings (in place, order
+/// kept); biddings without a process number all count.
+fn once_per_process(members: &mut Vec<usize>, biddings: &[Bidding]) {
+    let mut seen = std::collections::HashSet::new();
+    members.retain(|&k| {
+        let process = biddings[k].process_number.as_str();
+        process.is_empty() || seen.insert(process)
+    });
 }
 
 /// The category of object texts, cached by their first 64 bytes when those alone decide it
@@ -285,8 +306,11 @@ fn anomaly(
     let mut related: Vec<EntityRef> =
         key.iter().filter(|d| **d != top).map(|d| supplier(d, names.get(d).copied().unwrap_or(""))).collect();
     related.extend(biddings.iter().map(|b| bidding_ref(b)));
-    let mut organs: Vec<(&str, &str)> =
-        biddings.iter().map(|b| (b.organ.code.as_str(), b.organ.name.as_str())).collect();
+    let mut organs: Vec<(&str, &str)> = biddings
+        .iter()
+        .filter(|b| !b.organ.code.is_empty())
+        .map(|b| (b.organ.code.as_str(), b.organ.name.as_str()))
+        .collect();
     organs.sort_unstable();
     organs.dedup();
     related.extend(organs.iter().map(|(c, n)| EntityRef::new("organ", *c, *n)));

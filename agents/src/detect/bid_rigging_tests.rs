@@ -2,25 +2,15 @@
 
 use super::*;
 use crate::model::bidding::Bid;
-use crate::model::contract::{Organ, Party, Unit};
+use crate::model::contract::{Organ, Party};
 use crate::model::dataset::Dataset;
 
 fn bidding(id: usize, bids: &[(&str, f64)], winner: &str) -> Bidding {
     Bidding {
         id: id.to_string().into(),
-        number: ArcStr::new(),
         object: "AQUISIÇÃO DE MEDICAMENTOS".into(),
-        process_number: ArcStr::new(),
         modality: "Pregão".into(),
-        situation: ArcStr::new(),
-        opened_on: None,
-        result_on: None,
-        published_on: None,
-        value: 0.0,
-        unit: Unit::default(),
         organ: Organ { code: "36000".into(), acronym: ArcStr::new(), name: "MS".into() },
-        uf: ArcStr::new(),
-        municipality: ArcStr::new(),
         participants: bids
             .iter()
             .map(|(d, v)| Bid {
@@ -29,6 +19,7 @@ fn bidding(id: usize, bids: &[(&str, f64)], winner: &str) -> Bidding {
                 winner: *d == winner,
             })
             .collect(),
+        ..Bidding::default()
     }
 }
 
@@ -71,10 +62,20 @@ fn a_rotating_set_with_cover_bids_is_found_and_ordinary_bidders_are_not() {
     assert!(a.technical_details["p_value"].as_f64().unwrap() < 1e-6);
 }
 
+fn recurring_sets(found: &[Anomaly]) -> usize {
+    found
+        .iter()
+        .filter(|a| {
+            a.evidence.statistical_analysis.as_ref().is_some_and(|s| s.method == "recurring_bidder_set_poisson")
+        })
+        .count()
+}
+
 #[test]
 fn three_meetings_count_only_from_sensitivity_0_9() {
     assert!(run(market(3), 0.7).is_empty());
     assert_eq!(run(market(3), 0.9).len(), 1);
+    assert_eq!(recurring_sets(&run(market(3), 0.9)), 1);
     assert!(min_recurrences(0.3) > min_recurrences(0.7) && max_p_value(0.3) < max_p_value(1.0));
 }
 
@@ -84,4 +85,13 @@ fn the_poisson_tail_matches_known_values() {
     assert!((poisson_upper(3, 2.0) - 0.323_323_583_8).abs() < 1e-9);
     assert_eq!(poisson_upper(0, 5.0), 1.0);
     assert!(poisson_upper(6, 0.001) < 1e-20);
+}
+
+#[test]
+fn items_of_one_pregao_count_once_towards_a_recurring_set() {
+    let mut biddings = market(6);
+    for b in biddings.iter_mut().filter(|b| b.id.starts_with("10")) {
+        b.process_number = "PREGAO-1".into();
+    }
+    assert_eq!(recurring_sets(&run(biddings, 1.0)), 0);
 }

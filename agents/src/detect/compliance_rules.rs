@@ -1,35 +1,39 @@
-//! `compliance_rules`: contracts that break a rule of Lei 14.133/2021 (see [`super::legal`]
-//! for the table and its sources). One anomaly per contract and rule (`technical_details.rule`):
+//! `compliance_rules`: contracts that break a rule of procurement law, judged under the law in
+//! force when they were signed and the legal ground they cite. One anomaly per contract and
+//! rule (`technical_details.rule`):
 //!
-//! - `dispensa_above_limit`: a dispensa "by value" (art. 75 I/II, or no other inciso cited)
-//!   whose `valorInicialCompra` exceeds the limit of its signing year for its nature
-//!   (engineering or other), or the Lei 8.666 limit when it cites that law. Legal rule: fires at
-//!   every sensitivity; confidence 0.90-0.98 with the excess, shifted 0.05 per unit of
-//!   sensitivity.
-//! - `amendment_above_cap`: `valorFinalCompra` more than 25% above `valorInicialCompra` (50%
-//!   for reforma), art. 125. Legal rule; confidence 0.88-0.98 with the excess (price
-//!   readjustments, which the cap does not bind, also raise the final value).
-//! - `sanctioned_supplier`: the supplier's CNPJ root (or CPF) had a CEIS/CNEP sanction that
-//!   bars contracting (impedimento, inidoneidade, suspensão) in force on the signing date.
-//!   Fines and warnings do not bar. Legal rule; confidence 0.95.
-//! - `invalid_document`: a 14-digit CNPJ or unmasked 11-digit CPF with wrong check digits.
-//!   Legal rule; confidence 0.93.
+//! - `dispensa_above_limit` ([`super::dispensa_rule`]): a dispensa by value above the limit of
+//!   its law and date; a dispensa on another ground has no value limit.
+//! - `amendment_above_cap` ([`super::amendment_rule`]): acréscimos beyond 25% (50% for
+//!   reforma) of the updated initial value, from the amendment records; prorrogações and
+//!   reajustes are legal.
+//! - `sanctioned_supplier` ([`super::sanction_rule`]): signed while a sanction that bars
+//!   contracting and binds the contracting organ was in force. Confidence 0.95 (0.85 for an
+//!   improbity prohibition, whose scope is the court order's). A match the list cannot decide
+//!   (no start date, unreadable scope) is `sanction_undecidable`: a low-severity
+//!   relationship observation (no money at stake), never a violation.
+//! - `invalid_document` ([`crate::model::cnpj::document_kind`]): a 14-digit CNPJ (that is not a
+//!   zero-padded CPF) or an 11-digit CPF with wrong check digits. A data-quality observation:
+//!   confidence 0.90 and no money at stake, so low severity. UG codes, foreign ids, masked CPFs
+//!   and the secret code are not judged.
 //! - `extinct_modality`: convite or tomada de preços (revoked with Lei 8.666 on 30/12/2023)
 //!   signed after a grace period for biddings opened before it: `365 * (1 - s) / 0.5` days at
 //!   sensitivity `s` (219 days at 0.7, none at 1.0, a year at 0.5 and below), so raising the
 //!   sensitivity only adds findings. Confidence 0.85-0.95, shifted like every detector's.
-//! - `unjustified_inexigibility`: an inexigibilidade whose legal basis cites no inciso of art.
-//!   74 and whose object states no single-supplier reason. Confidence 0.86, shifted with the
-//!   sensitivity (dropped below 0.8 at sensitivity 0.45 and under).
+//! - `unjustified_inexigibility`: an inexigibilidade whose legal basis is present and cites no
+//!   inexigibility ground (Lei 8.666 art. 25, Lei 14.133 arts. 74 and 79, Lei 13.303 art. 30),
+//!   and whose object and supplier show none (exclusive supplier, notória especialização,
+//!   lease, public body). Confidence 0.86 when the basis cites another ground (a contradiction),
+//!   0.70 when it names only the law (incomplete); an empty basis is missing data, not a breach.
 //!
 //! Agreements (convênios) are judged by [`super::agreement_rules`] (`sanctioned_grantee`,
 //! `released_above_agreed`) with the same sanction index; their anomalies follow the contracts'.
 //!
 //! Pregão for an obra (art. 29) is not judged: the Portal does not say whether an engineering
-//! service is "comum", and the demo's clean data uses pregão for them.
+//! service is "comum".
 //!
-//! Complexity: one pass over the contracts and one over the agreements with a hash index of the
-//! sanctions by CNPJ root: O(n + a + s) time and memory.
+//! Complexity: one pass over the contracts with the legal bases parsed once per distinct text
+//! and a hash index of the sanctions by CNPJ root: O(n + a + s) time and memory.
 
 use std::collections::HashMap;
 
@@ -39,17 +43,24 @@ use super::Detector;
 use super::common::{FxBuild, adjust_confidence, contract_ref, iso, organ_ref, supplier_ref};
 use super::finding::{Finding, legal_confidence, pattern, point};
 use super::legal::{self, Modality};
+use super::legal_basis::{self, LegalBasis};
+use super::sanction_rule;
 use super::shared::Shared;
+use super::{amendment_rule, dispensa_rule, legal_grounds};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::DataPoint;
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
+use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
 use crate::model::sanction::Sanction;
-use crate::text::{format_brl, format_pct};
+use crate::text::format_brl;
 
 /// Detector name.
 pub const NAME: &str = "compliance_rules";
+
+/// The rule of a sanction match the list cannot decide (an observation, not a violation).
+pub const UNDECIDABLE: &str = "sanction_undecidable";
 
 /// The compliance rules detector.
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,45 +71,14 @@ pub fn grace_days(sensitivity: f64) -> i64 {
     (365.0 * (1.0 - sensitivity.clamp(0.0, 1.0)) / 0.5).round().clamp(0.0, 365.0) as i64
 }
 
-/// Whether an 11- or 14-digit unmasked document has wrong check digits.
+/// Whether a supplier's document is a CNPJ or CPF with wrong check digits (see
+/// [`crate::model::cnpj::document_kind`]: zero-padded and masked CPFs, UG codes and foreign ids
+/// are not).
 pub fn invalid_document(doc: &str) -> bool {
-    if !doc.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    match doc.len() {
-        14 => !cnpj_digits_valid(doc.as_bytes()),
-        11 => !cpf_is_valid(doc),
-        _ => false,
-    }
+    document_kind(doc).is_invalid()
 }
 
-/// CNPJ check digits of 14 ASCII digits, without allocating (see [`crate::model::cnpj`]).
-fn cnpj_digits_valid(d: &[u8]) -> bool {
-    const W1: [u32; 12] = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
-    const W2: [u32; 13] = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
-    if d.len() != 14 || d.iter().all(|x| *x == d[0]) {
-        return false;
-    }
-    let v = |i: usize| u32::from(d[i] - b'0');
-    let digit = |sum: u32| if sum % 11 < 2 { 0 } else { 11 - sum % 11 };
-    let d1 = digit((0..12).map(|i| v(i) * W1[i]).sum());
-    let d2 = digit((0..12).map(|i| v(i) * W2[i]).sum::<u32>() + d1 * W2[12]);
-    v(12) == d1 && v(13) == d2
-}
-
-/// CPF check digits (weights 10..2 and 11..2, `11 - sum mod 11`, 0 when that is 10 or 11).
-pub fn cpf_is_valid(doc: &str) -> bool {
-    let d: Vec<u32> = doc.bytes().filter(u8::is_ascii_digit).map(|b| u32::from(b - b'0')).collect();
-    if d.len() != 11 || d.iter().all(|x| *x == d[0]) {
-        return false;
-    }
-    let check = |len: usize| {
-        let s: u32 = d[..len].iter().enumerate().map(|(i, x)| x * (len as u32 + 1 - i as u32)).sum();
-        let r = 11 - s % 11;
-        if r >= 10 { 0 } else { r }
-    };
-    check(9) == d[9] && check(10) == d[10]
-}
+pub use crate::model::cnpj::cpf_is_valid;
 
 /// One broken rule (of a contract's or, in [`super::agreement_rules`], an agreement's),
 /// before it becomes an anomaly.
@@ -135,7 +115,8 @@ pub(super) struct Subject {
 
 /// The anomaly of a broken legal rule.
 pub(super) fn breach_anomaly(b: Breach<'_>, s: Subject) -> Anomaly {
-    let mut related = s.related;
+    // An entity without an id (a supplier with no document) is never named.
+    let mut related: Vec<EntityRef> = s.related.into_iter().filter(|e| !e.id.trim().is_empty()).collect();
     related.extend(b.sanction.map(super::finding::sanction_ref));
     let mut data_points = s.data_points;
     data_points.push(point("observed", b.observed, s.when.clone()));
@@ -144,7 +125,7 @@ pub(super) fn breach_anomaly(b: Breach<'_>, s: Subject) -> Anomaly {
     details.extend(s.details);
     Finding {
         detector: NAME,
-        kind: AnomalyType::ComplianceViolation,
+        kind: if b.rule == UNDECIDABLE { AnomalyType::RelationshipAnomaly } else { AnomalyType::ComplianceViolation },
         key: format!("{}-{}", b.rule, s.id),
         confidence: b.confidence,
         at_stake: b.at_stake,
@@ -192,13 +173,15 @@ impl Detector for ComplianceRules {
                 barring.entry(key).or_default().push(s);
             }
         }
+        let mut bases: HashMap<&str, LegalBasis, FxBuild> = HashMap::default();
         let mut out = Vec::new();
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for (i, c) in ds.contracts.iter().enumerate() {
             if i % 4096 == 0 {
                 cancel.check()?;
             }
-            for b in breaches(c, &barring, p) {
+            let basis = bases.entry(c.legal_basis.as_str()).or_insert_with(|| legal_basis::parse(&c.legal_basis));
+            for b in breaches(c, basis, &barring, p) {
                 if b.confidence >= p.confidence_threshold {
                     *counts.entry(b.rule).or_default() += 1;
                     out.push((i, b));
@@ -226,6 +209,7 @@ fn fix_contamination(mut v: Vec<Anomaly>, counts: &HashMap<&str, usize>, n: f64)
 
 fn breaches<'a>(
     c: &Contract,
+    basis: &LegalBasis,
     barring: &HashMap<&str, Vec<&'a Sanction>, FxBuild>,
     p: &DetectionParams,
 ) -> Vec<Breach<'a>> {
@@ -234,56 +218,11 @@ fn breaches<'a>(
     let value = c.value();
     let modality = legal::modality(&c.modality);
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
+    out.extend(dispensa_rule::dispensa_breach(c, basis, s));
     if let Some(d) = c.signed_on {
-        if modality == Modality::Dispensa
-            && legal::is_dispensa_by_value(&c.legal_basis)
-            && let Some((limit, table, eng)) = legal::limit_if_exceeded(d, c.initial_value, &c.object, &c.legal_basis)
-        {
-            let excess = c.initial_value / limit - 1.0;
-            let nature = if eng { "obras e serviços de engenharia" } else { "compras e outros serviços" };
-            out.push(Breach {
-                rule: "dispensa_above_limit",
-                confidence: legal_confidence(0.90 + (excess * 0.4).min(0.08), s),
-                at_stake: c.initial_value,
-                threshold: limit,
-                observed: c.initial_value,
-                law: format!("{} ({}, {})", table.act, nature, d.format("%Y")),
-                pt: format!(
-                    "O contrato {} foi feito por dispensa de licitação por {}, acima do limite de {} vigente em {} para {} ({}). Acima do limite a lei exige licitação.",
-                    number, format_brl(c.initial_value), format_brl(limit), d.format("%Y"), nature, table.act
-                ),
-                en: format!(
-                    "Contract {} was a direct purchase (dispensa) of {}, above the {} limit of {} for {} ({}); above it the law requires a competitive bidding.",
-                    number, format_brl(c.initial_value), d.format("%Y"), format_brl(limit), if eng { "engineering works" } else { "other purchases" }, table.act
-                ),
-                technical: format!("dispensa by value (basis '{}'): valorInicialCompra {:.2} > limit {:.2} ({}, {}), excess {:.1}%", c.legal_basis, c.initial_value, limit, table.act, d.format("%Y"), excess * 100.0),
-                sanction: None,
-            });
-        }
         let key = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
-        if let Some(list) = barring.get(key)
-            && let Some(sanc) = list.iter().find(|x| x.active_on(d))
-        {
-            let until = sanc.ends_on.map_or("prazo indeterminado".to_string(), |e| e.format("%d/%m/%Y").to_string());
-            out.push(Breach {
-                rule: "sanctioned_supplier",
-                confidence: legal_confidence(0.95, s),
-                at_stake: value,
-                threshold: 0.0,
-                observed: value,
-                law: "Lei 14.133/2021, art. 14, III e art. 156; cadastros CEIS/CNEP".into(),
-                pt: format!(
-                    "O contrato {} foi assinado em {} com {}, que estava sancionada no {} ({}, de {} a {}) e impedida de contratar com a administração.",
-                    number, d.format("%d/%m/%Y"), c.supplier.name, sanc.register, sanc.kind,
-                    sanc.starts_on.map_or(String::new(), |x| x.format("%d/%m/%Y").to_string()), until
-                ),
-                en: format!(
-                    "Contract {} was signed on {} with {}, which was under a {} sanction ({}) barring it from public contracts.",
-                    number, d.format("%Y-%m-%d"), c.supplier.name, sanc.register, sanc.kind
-                ),
-                technical: format!("supplier root {} matches sanction {} ({}, {}) active on the signing date {}", key, sanc.id, sanc.register, sanc.kind, d),
-                sanction: Some(sanc),
-            });
+        if let Some(list) = barring.get(key).filter(|_| !key.is_empty()) {
+            out.extend(sanction_rule::sanction_breach(c, d, list, s));
         }
         let end = legal::old_modalities_end();
         if matches!(modality, Modality::Convite | Modality::TomadaDePrecos) {
@@ -308,83 +247,73 @@ fn breaches<'a>(
             }
         }
     }
-    let over = |cap: f64| c.initial_value > 0.0 && c.final_value > c.initial_value * (1.0 + cap) + 0.01;
-    let cap = if over(legal::AMENDMENT_CAP) && legal::is_renovation(&c.object) {
-        legal::AMENDMENT_CAP_RENOVATION
-    } else {
-        legal::AMENDMENT_CAP
-    };
-    if over(cap) {
-        let growth = c.final_value / c.initial_value - 1.0;
-        out.push(Breach {
-            rule: "amendment_above_cap",
-            confidence: legal_confidence(0.88 + ((growth - cap) * 0.3).min(0.1), s),
-            at_stake: c.final_value - c.initial_value * (1.0 + cap),
-            threshold: cap,
-            observed: growth,
-            law: "Lei 14.133/2021, art. 125".into(),
-            pt: format!(
-                "O valor do contrato {} passou de {} para {} ({} a mais), acima do limite legal de {} para aditivos.",
-                number,
-                format_brl(c.initial_value),
-                format_brl(c.final_value),
-                format_pct(growth),
-                format_pct(cap)
-            ),
-            en: format!(
-                "Contract {} grew from {} to {} (+{:.1}%), beyond the {:.0}% amendment cap.",
-                number,
-                format_brl(c.initial_value),
-                format_brl(c.final_value),
-                growth * 100.0,
-                cap * 100.0
-            ),
-            technical: format!(
-                "valorFinalCompra / valorInicialCompra - 1 = {:.4} > cap {} (art. 125{})",
-                growth,
-                cap,
-                if cap > 0.3 { ", reforma" } else { "" }
-            ),
-            sanction: None,
-        });
-    }
+    out.extend(amendment_rule::amendment_breach(c, s));
     if invalid_document(&c.supplier.document) {
         out.push(Breach {
             rule: "invalid_document",
-            confidence: legal_confidence(0.93, s),
-            at_stake: value,
+            confidence: legal_confidence(0.90, s),
+            at_stake: 0.0,
             threshold: 0.0,
             observed: 1.0,
             law: "Instrução Normativa RFB 2.119/2022 (dígitos verificadores do CNPJ); Lei 14.133/2021, art. 68".into(),
-            pt: format!("O fornecedor do contrato {} tem documento {} com dígitos verificadores inválidos: o CNPJ/CPF não existe como informado.", number, c.supplier.document),
-            en: format!("The supplier of contract {} has document {} whose check digits are invalid: no such CNPJ/CPF exists.", number, c.supplier.document),
-            technical: format!("check digits of '{}' do not match (mod 11)", c.supplier.document),
+            pt: format!("O fornecedor do contrato {} tem documento {} com dígitos verificadores inválidos: o CNPJ/CPF não existe como informado (qualidade do dado).", number, c.supplier.document),
+            en: format!("The supplier of contract {} has document {} whose check digits are invalid: no such CNPJ/CPF exists as recorded (data quality).", number, c.supplier.document),
+            technical: format!("check digits of '{}' do not match (mod 11); not a zero-padded CPF", c.supplier.document),
             sanction: None,
         });
     }
-    if modality == Modality::Inexigibilidade && !legal::inexigibility_justified(&c.object, &c.legal_basis) {
-        out.push(Breach {
-            rule: "unjustified_inexigibility",
-            confidence: adjust_confidence(0.86, s),
-            at_stake: value,
-            threshold: 0.0,
-            observed: 1.0,
-            law: "Lei 14.133/2021, art. 74 (incisos I a V)".into(),
-            pt: format!("O contrato {} ({}) foi feito por inexigibilidade sem citar o motivo (inciso do art. 74) nem fornecedor exclusivo no objeto.", number, format_brl(value)),
-            en: format!("Contract {} ({}) skipped bidding as 'inexigibilidade' without citing a reason (an inciso of art. 74) or an exclusive supplier.", number, format_brl(value)),
-            technical: format!("modality inexigibilidade, legal basis '{}' has no inciso of art. 74 and the object has no single-supplier phrase", c.legal_basis),
-            sanction: None,
-        });
+    if modality == Modality::Inexigibilidade {
+        out.extend(inexigibility_breach(c, basis, number, value, s));
     }
     out
 }
 
+fn inexigibility_breach(c: &Contract, basis: &LegalBasis, number: &str, value: f64, s: f64) -> Option<Breach<'static>> {
+    let public = document_kind(&c.supplier.document) == DocumentKind::UgCode;
+    if basis.missing
+        || legal_grounds::cites_inexigibility(basis)
+        || legal_grounds::inferred_ground(&c.object, &c.supplier.name, public).is_some()
+    {
+        return None;
+    }
+    let incomplete = legal_grounds::names_only_a_law(basis) || basis.citations.is_empty();
+    let cited = basis.citations.iter().map(|c| c.label()).collect::<Vec<_>>().join("; ");
+    Some(Breach {
+        rule: "unjustified_inexigibility",
+        confidence: adjust_confidence(if incomplete { 0.70 } else { 0.86 }, s),
+        at_stake: value,
+        threshold: 0.0,
+        observed: 1.0,
+        law: "Lei 14.133/2021, art. 74; Lei 8.666/1993, art. 25".into(),
+        pt: format!(
+            "O contrato {} ({}) foi feito por inexigibilidade, mas o fundamento legal informado ('{}') não cita inexigibilidade (art. 74 da Lei 14.133 ou art. 25 da Lei 8.666), e o objeto não indica fornecedor exclusivo.",
+            number,
+            format_brl(value),
+            c.legal_basis
+        ),
+        en: format!(
+            "Contract {} ({}) skipped bidding as 'inexigibilidade', but its legal basis ('{}') cites no inexigibility ground.",
+            number,
+            format_brl(value),
+            c.legal_basis
+        ),
+        technical: format!(
+            "modality inexigibilidade; basis '{}' parsed as [{}]: no inexigibility article{}",
+            c.legal_basis,
+            cited,
+            if incomplete { " (names only a law: incomplete)" } else { "" }
+        ),
+        sanction: None,
+    })
+}
+
 fn anomaly(c: &Contract, b: Breach<'_>) -> Anomaly {
     let when = iso(c.signed_on);
+    let related = vec![supplier_ref(c), organ_ref(c)];
     let subject = Subject {
         id: c.id.to_string(),
         primary: contract_ref(c),
-        related: vec![supplier_ref(c), organ_ref(c)],
+        related,
         data_points: vec![
             point("valor_inicial", c.initial_value, when.clone()),
             point("valor_final", c.final_value, when.clone()),

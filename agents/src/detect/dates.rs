@@ -1,9 +1,12 @@
 //! `date_inconsistency`: contracts whose dates are out of order.
 //!
-//! Signing comes first: the DOU publication follows it (a publication days *before* the
-//! signature is not), the validity normally starts on or after it (a validity starting long
-//! before the signature makes the contract retroactive), and a validity cannot end before it
-//! starts. One anomaly per contract, naming every problem found (`technical_details.problems`):
+//! Signing comes first: the DOU publication follows it (often by weeks, which is normal; a
+//! publication days *before* the signature is not), the validity normally starts on or after
+//! it (a validity starting long before the signature makes the contract retroactive: services
+//! rendered without a contract, which an auditor opens), and a validity cannot end before it
+//! starts. Dates before 1950 are the sentinels of missing dates (1900-01-01) and are read as
+//! missing. One anomaly per contract, naming every problem found
+//! (`technical_details.problems`):
 //!
 //! - `published_before_signing`: `dataPublicacaoDOU` more than `P(s)` days before
 //!   `dataAssinatura`;
@@ -11,6 +14,11 @@
 //!   `dataAssinatura`;
 //! - `validity_ends_before_start`: `dataFimVigencia` more than `E(s)` days before
 //!   `dataInicioVigencia`.
+//!
+//! A publication before signing and a validity that ends before it starts are most often a
+//! date typed wrong: data-quality observations, low severity at most, with no money at stake.
+//! A retroactive validity is the irregularity: its money at stake is the share of the
+//! contract's value for the days of validity before the signature.
 //!
 //! Sensitivity `s` moves `P(s)` through 30 (s = 0), 3 (s = 0.7) and 0 (s = 1: any publication
 //! before signing), `V(s)` through 365, 60 and 30 days, and `E(s)` through 30, 0 and 0. The
@@ -21,11 +29,12 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{contract_ref, iso, organ_ref, round4};
+use super::coverage::plausible;
 use super::finding::{Finding, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
 
@@ -45,28 +54,47 @@ pub struct DateInconsistency;
 /// One problem with a contract's dates: rule, gap in days, threshold in days.
 pub type Problem = (&'static str, i64, f64);
 
-/// The problems of a contract's dates at sensitivity `s`.
+/// The rule of a retroactive validity, the one problem that is more than data quality.
+pub const RETROACTIVE_RULE: &str = "validity_before_signing";
+
+/// The problems of a contract's dates at sensitivity `s` (implausible dates, the sentinels of
+/// missing ones, are left out).
 pub fn problems(c: &Contract, s: f64) -> Vec<Problem> {
+    let real = |d: Option<chrono::NaiveDate>| d.filter(plausible);
+    let (signed, published) = (real(c.signed_on), real(c.published_on));
+    let (from, until) = (real(c.valid_from), real(c.valid_until));
     let mut out = Vec::new();
-    if let (Some(signed), Some(published)) = (c.signed_on, c.published_on) {
+    if let (Some(signed), Some(published)) = (signed, published) {
         let gap = (signed - published).num_days();
         if gap as f64 > PUBLISHED.at(s) {
             out.push(("published_before_signing", gap, PUBLISHED.at(s)));
         }
     }
-    if let (Some(signed), Some(from)) = (c.signed_on, c.valid_from) {
+    if let (Some(signed), Some(from)) = (signed, from) {
         let gap = (signed - from).num_days();
         if gap as f64 > RETROACTIVE.at(s) {
-            out.push(("validity_before_signing", gap, RETROACTIVE.at(s)));
+            out.push((RETROACTIVE_RULE, gap, RETROACTIVE.at(s)));
         }
     }
-    if let (Some(from), Some(until)) = (c.valid_from, c.valid_until) {
+    if let (Some(from), Some(until)) = (from, until) {
         let gap = (from - until).num_days();
         if gap as f64 > INVERTED.at(s) {
             out.push(("validity_ends_before_start", gap, INVERTED.at(s)));
         }
     }
     out
+}
+
+/// The money at stake in a contract's date problems: for a retroactive validity, the share of
+/// its value for the days before the signature (all of it when the validity's length is
+/// unknown); nothing for data-quality problems alone.
+pub fn at_stake(c: &Contract, found: &[Problem]) -> f64 {
+    let Some((_, gap, _)) = found.iter().find(|p| p.0 == RETROACTIVE_RULE) else { return 0.0 };
+    let length = match (c.valid_from, c.valid_until) {
+        (Some(from), Some(until)) if until > from => (until - from).num_days(),
+        _ => return c.value(),
+    };
+    c.value() * (*gap as f64 / length as f64).min(1.0)
 }
 
 impl Detector for DateInconsistency {
@@ -120,20 +148,27 @@ fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -
     let (pt, en): (Vec<String>, Vec<String>) = found.iter().map(|(r, g, _)| describe(r, *g)).unzip();
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let worst = found.iter().map(|(_, g, t)| *g as f64 - t).fold(0.0, f64::max);
-    Finding {
+    let quality_only = found.iter().all(|p| p.0 != RETROACTIVE_RULE);
+    let mut a = Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: c.id.clone().to_string(),
         confidence,
-        at_stake: c.value(),
+        at_stake: at_stake(c, found),
         threshold: found[0].2,
         description: format!("Contrato {} com datas fora de ordem: {}", number, pt.join("; ")),
         human_pt: format!(
-            "O contrato {} ({}) tem datas incoerentes: {}. A assinatura deveria vir antes da publicação e do início \
-             da vigência; vale conferir no processo se o contrato foi assinado depois de executado ou publicado.",
+            "O contrato {} ({}) tem datas incoerentes: {}. {}",
             number,
             c.object.chars().take(100).collect::<String>(),
-            pt.join("; ")
+            pt.join("; "),
+            if quality_only {
+                "Provavelmente uma data foi registrada errada: é uma questão de qualidade do dado, a corrigir no \
+                 sistema de origem."
+            } else {
+                "Vigência anterior à assinatura significa serviço prestado sem contrato: vale conferir no processo a \
+                 justificativa (Lei 14.133/2021, art. 95, § 2º; Lei 8.666/1993, art. 60, parágrafo único)."
+            }
         ),
         human_en: format!("Contract {number} has dates out of order: {}.", en.join("; ")),
         technical: format!(
@@ -168,9 +203,16 @@ fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -
             ("sensitivity", json!(sensitivity)),
             ("margin_days", json!(round4(worst))),
             ("baseline", json!("signing_date")),
+            ("data_quality_only", json!(quality_only)),
+            ("contract_value", json!(c.value())),
         ],
     }
-    .build()
+    .build();
+    if quality_only {
+        // A date typed wrong is a data-quality observation: low severity at most.
+        a.severity = a.severity.min(Severity::Low);
+    }
+    a
 }
 
 #[cfg(test)]

@@ -52,3 +52,29 @@ fn publication_after_signing_is_normal_and_small_gaps_need_a_higher_sensitivity(
     assert!(run(vec![one_day.clone(), month.clone()], 0.7).is_empty());
     assert_eq!(run(vec![one_day, month], 1.0).len(), 2);
 }
+
+#[test]
+fn a_date_typed_wrong_is_low_severity_data_quality_and_a_retroactive_validity_puts_its_days_at_stake() {
+    let mut early = base("early");
+    early.initial_value = 50_000_000.0;
+    early.final_value = 50_000_000.0;
+    early.published_on = Some(signed() - Days::new(200));
+    let found = run(vec![early], 0.7);
+    assert_eq!(found[0].severity, crate::model::anomaly::Severity::Low);
+    assert_eq!(found[0].value_at_stake(), 0.0);
+    assert_eq!(found[0].technical_details["data_quality_only"], true);
+    // A year of validity, 120 days of it before the signature.
+    let mut retro = base("retro");
+    retro.valid_from = Some(signed() - Days::new(120));
+    retro.valid_until = Some(signed() + Days::new(245));
+    let found = run(vec![retro], 0.7);
+    assert!((found[0].value_at_stake() - 1000.0 * 120.0 / 365.0).abs() < 0.01);
+}
+
+#[test]
+fn the_1900_sentinel_is_a_missing_date_not_a_retroactive_validity() {
+    let mut sentinel = base("sentinel");
+    sentinel.valid_from = NaiveDate::from_ymd_opt(1900, 1, 1);
+    sentinel.published_on = NaiveDate::from_ymd_opt(1900, 1, 1);
+    assert!(run(vec![sentinel], 1.0).is_empty());
+}

@@ -1,14 +1,19 @@
 //! `forecast_deviation`: a month in which an organ spent far more than its own history
 //! forecast (Ceuci's finding).
 //!
-//! For each organ (monthly series of [`super::series`], judged when it has at least 2
-//! contracts a month on average and at most 10% empty months), every month `t` with at least
-//! 12 months of history is forecast from the months before it (rolling origin, no look-ahead)
-//! by an ordinary least-squares regression (linfa-linear) of `ln(value)` on a linear trend and
-//! one annual harmonic (`sin`, `cos` of `2 pi t / 12`). The prediction interval uses the
-//! residual standard deviation `sigma` with the average leverage, `se = sigma sqrt(1 + p / n)`
-//! for `p` = 4 parameters and `n` training months. A month is flagged when `ln(actual) -
-//! forecast > Z(s) se`. Only rises are reported.
+//! For each organ (monthly series of [`super::series`] over the span its history allows,
+//! [`super::coverage`]: from its first regular month, without the data's cut last month, none
+//! in a dataset of one publication month; judged when it has at least 2 contracts a month on
+//! average and at most 10% empty months), every month `t` with at least [`MIN_HISTORY`]
+//! months of the organ's own history is forecast from the months before it (rolling origin,
+//! no look-ahead) by an ordinary least-squares regression (linfa-linear) of `ln(value)` on a
+//! linear trend, one annual harmonic (`sin`, `cos` of `2 pi t / 12`) and a December effect
+//! (the federal budget cycle makes December large everywhere; a year of history holds one).
+//! The prediction interval uses the residual standard deviation `sigma` with the average
+//! leverage, `se = sigma sqrt(1 + p / n)` for `p` = 5 parameters and `n` training months. A
+//! month is flagged when `ln(actual) - forecast > Z(s) se`. Only rises are reported, and never
+//! for a December: `end_of_year` judges December against the organ's own past Decembers and
+//! its peers'.
 //!
 //! Sensitivity `s` moves `Z(s)` through 8 (s = 0), 4.5 (s = 0.7, calibrated on planted data:
 //! clean demo months stay under 3.7) and 2.33 (s = 1, the upper bound of a one-sided 99%
@@ -24,6 +29,7 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{round2, round4};
+use super::coverage::{Coverage, Span, mean_count};
 use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label};
@@ -46,8 +52,10 @@ pub const MIN_MEAN_COUNT: f64 = 2.0;
 pub const MAX_EMPTY: f64 = 0.10;
 /// Most contracts named by one anomaly (the largest first).
 pub const MAX_RELATED: usize = 500;
-/// Parameters of the model (intercept, trend, two harmonics).
-const PARAMS: usize = 4;
+/// Parameters of the model (intercept, trend, two harmonics, December).
+const PARAMS: usize = 5;
+/// Regressors of the model besides the intercept.
+const REGRESSORS: usize = PARAMS - 1;
 
 /// The forecast deviation detector.
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,19 +70,22 @@ pub struct Forecast {
     pub se: f64,
 }
 
-fn row(t: usize) -> [f64; 3] {
+/// The regressors of month `t` of a series whose month 0 has the key `first`.
+fn row(first: i32, t: usize) -> [f64; REGRESSORS] {
     let w = std::f64::consts::TAU * t as f64 / 12.0;
-    [t as f64, w.sin(), w.cos()]
+    let december = f64::from(u8::from(super::spikes::is_december(first + t as i32)));
+    [t as f64, w.sin(), w.cos(), december]
 }
 
-/// Forecasts month `t` of a log series from the months before it; `None` with too little
-/// history or a failed fit.
-pub fn forecast(logs: &[f64], t: usize) -> Option<Forecast> {
+/// Forecasts month `t` of a log series whose month 0 has the month key `first` (see
+/// [`super::series::month_key`]) from the months before it; `None` with too little history
+/// or a failed fit.
+pub fn forecast(logs: &[f64], first: i32, t: usize) -> Option<Forecast> {
     if t < MIN_HISTORY || t > logs.len() {
         return None;
     }
-    let x: Vec<f64> = (0..t).flat_map(row).collect();
-    let records = Array2::from_shape_vec((t, 3), x).ok()?;
+    let x: Vec<f64> = (0..t).flat_map(|k| row(first, k)).collect();
+    let records = Array2::from_shape_vec((t, REGRESSORS), x).ok()?;
     let targets = Array1::from_vec(logs[..t].to_vec());
     let data = DatasetBase::new(records, targets);
     let model = LinearRegression::new().fit(&data).ok()?;
@@ -82,7 +93,7 @@ pub fn forecast(logs: &[f64], t: usize) -> Option<Forecast> {
     let rss: f64 = fitted.iter().zip(&logs[..t]).map(|(f, y)| (y - f) * (y - f)).sum();
     let dof = t.saturating_sub(PARAMS).max(1) as f64;
     let sigma = (rss / dof).sqrt().max(0.05);
-    let next = Array2::from_shape_vec((1, 3), row(t).to_vec()).ok()?;
+    let next = Array2::from_shape_vec((1, REGRESSORS), row(first, t).to_vec()).ok()?;
     let mean = model.predict(&next)[0];
     mean.is_finite().then_some(Forecast { mean, se: sigma * (1.0 + PARAMS as f64 / t as f64).sqrt() })
 }
@@ -102,23 +113,26 @@ impl Detector for ForecastDeviation {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
+        let coverage = Coverage::of(ds, grid, series);
         let grid = *grid;
         let zt = Z.at(p.sensitivity);
         let mut out = Vec::new();
         for s in series.iter() {
             cancel.check()?;
-            let empty = s.counts.iter().filter(|c| **c == 0).count() as f64 / grid.len.max(1) as f64;
-            if grid.len <= MIN_HISTORY || s.mean_count() < MIN_MEAN_COUNT || empty > MAX_EMPTY {
-                continue;
-            }
-            let logs = s.logs();
-            for t in MIN_HISTORY..grid.len {
-                let Some(f) = forecast(&logs, t) else { continue };
+            let Some(sp) = judged_span(&coverage, s) else { continue };
+            let logs = &s.logs()[sp.start..sp.end];
+            let first = grid.first + sp.start as i32;
+            for t in MIN_HISTORY..logs.len() {
+                if super::spikes::is_december(first + t as i32) {
+                    continue;
+                }
+                let Some(f) = forecast(logs, first, t) else { continue };
                 let z = (logs[t] - f.mean) / f.se;
                 if z > zt {
                     let confidence = tidy(margin_confidence(z - zt, 1.5));
                     if confidence >= p.confidence_threshold {
-                        out.push(anomaly(ds, s, grid.first + t as i32, t, &f, (z, zt), confidence, p.sensitivity));
+                        let m = sp.start + t;
+                        out.push(anomaly(ds, s, (first + t as i32, m, t), &f, (z, zt), confidence, p.sensitivity));
                     }
                 }
             }
@@ -127,21 +141,31 @@ impl Detector for ForecastDeviation {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The span of an organ's series the forecast judges ([`Coverage::span`]), when it has the
+/// history and the regular activity a forecast needs: more than [`MIN_HISTORY`] months, at
+/// least [`MIN_MEAN_COUNT`] contracts a month and at most [`MAX_EMPTY`] empty months.
+pub fn judged_span(coverage: &Coverage, s: &OrganMonths<'_>) -> Option<Span> {
+    let sp = coverage.span(s)?;
+    let empty = s.counts[sp.start..sp.end].iter().filter(|c| **c == 0).count() as f64 / sp.len().max(1) as f64;
+    (sp.len() > MIN_HISTORY && mean_count(s, sp) >= MIN_MEAN_COUNT && empty <= MAX_EMPTY).then_some(sp)
+}
+
+/// `(key, m, t)`: the month's key, its index on the grid and its index in the organ's span.
+type At = (i32, usize, usize);
+
 fn anomaly(
     ds: &Dataset,
     s: &OrganMonths<'_>,
-    key: i32,
-    t: usize,
+    (key, m, t): At,
     f: &Forecast,
     (z, zt): (f64, f64),
     confidence: f64,
     sensitivity: f64,
 ) -> Anomaly {
-    let subject = organ_subject(ds, s, t..t + 1, MAX_RELATED);
+    let subject = organ_subject(ds, s, m..m + 1, MAX_RELATED);
     let organ = &subject.name;
     let label = month_label(key);
-    let actual = s.values[t];
+    let actual = s.values[m];
     let expected = f.mean.exp();
     let upper = (f.mean + zt * f.se).exp();
     Finding {
@@ -175,9 +199,9 @@ fn anomaly(
             format_brl(expected)
         ),
         technical: format!(
-            "OLS (linfa-linear) of ln(monthly value) on trend + annual harmonic over the {t} previous months; \
-             forecast ln = {:.3}, se = {:.3}; actual ln = {:.3}: z = {:.2} > {:.2} (threshold at sensitivity {}; \
-             2.33, a one-sided 99% prediction interval, at 1.0)",
+            "OLS (linfa-linear) of ln(monthly value) on trend + annual harmonic + December over the organ's {t} \
+             previous months; forecast ln = {:.3}, se = {:.3}; actual ln = {:.3}: z = {:.2} > {:.2} (threshold at \
+             sensitivity {}; 2.33, a one-sided 99% prediction interval, at 1.0)",
             f.mean,
             f.se,
             actual.max(1.0).ln(),

@@ -1,87 +1,25 @@
-//! The legal table the compliance detectors apply: direct-purchase (dispensa) value limits per
-//! year and law, the amendment caps, and how a contract's modality and legal basis are read.
+//! The compliance rules' reading of a contract record: its modality, whether its object is an
+//! engineering work or a renovation, the amendment caps, and the value limits of a dispensa
+//! (kept here as the entry points the rest of the crate calls; the limits by law and date are
+//! in [`super::law_limits`], the reading of the legal basis in [`super::legal_basis`] and
+//! [`super::legal_grounds`]).
 //!
 //! Sources:
-//! - Lei 14.133/2021, art. 75, I and II: dispensa "em razão do valor" up to R$ 100.000,00 for
-//!   obras e serviços de engenharia or vehicle maintenance (I) and R$ 50.000,00 for other
-//!   services and purchases (II). Art. 182: the values are updated every 1 January by decree
-//!   (IPCA-E).
-//! - Decreto 11.317/2022 (DOU 30/12/2022), in force in 2023: R$ 114.416,65 (I) and
-//!   R$ 57.208,33 (II).
-//! - Decreto 11.871/2023 (DOU 29/12/2023), in force in 2024: R$ 119.812,02 (I) and
-//!   R$ 59.906,02 (II).
-//! - Decreto 12.343/2024 (DOU 31/12/2024), in force in 2025: R$ 125.451,15 (I) and
-//!   R$ 62.725,59 (II).
-//! - Lei 8.666/1993, art. 24, I and II, with Decreto 9.412/2018 (in force from 19/07/2018 until
-//!   the law's revocation on 30/12/2023): R$ 33.000,00 (engenharia) and R$ 17.600,00 (others).
-//!   Contracts whose `fundamentoLegal` cites Lei 8.666 are held to these.
-//! - Lei 14.133/2021, art. 125: quantitative amendments up to 25% of the initial value, 50% for
-//!   the renovation (reforma) of a building or equipment.
+//! - Lei 14.133/2021, art. 125: quantitative amendments (acréscimos) up to 25% of the updated
+//!   initial value, 50% for the renovation (reforma) of a building or equipment; Lei 8.666/1993,
+//!   art. 65, §1, the same.
 //! - Lei 14.133/2021, art. 193, II (as amended by Lei Complementar 198/2023): Lei 8.666 and
 //!   its modalities convite and tomada de preços were revoked on 30/12/2023; art. 28 lists the
 //!   modalities left (pregão, concorrência, concurso, leilão, diálogo competitivo).
-//! - Lei 14.133/2021, art. 74: inexigibilidade needs a reason among its incisos (exclusive
-//!   supplier, artist, notória especialização, credenciamento, property).
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 
+use super::law_limits::{self, DispensaLimits};
+use super::legal_basis::{self, Law};
+use super::legal_grounds::{self, Ground};
 use crate::text::fold;
 
-/// One year's direct-purchase limits, with the act that set them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DispensaLimits {
-    /// First year the limits apply to.
-    pub from_year: i32,
-    /// Last year they apply to.
-    pub to_year: i32,
-    /// Obras e serviços de engenharia (art. 75, I).
-    pub engineering: f64,
-    /// Other services and purchases (art. 75, II).
-    pub other: f64,
-    /// The act that set them.
-    pub act: &'static str,
-}
-
-/// Lei 14.133/2021 limits per year (see the module doc for sources).
-pub const LIMITS_14133: &[DispensaLimits] = &[
-    DispensaLimits {
-        from_year: 2021,
-        to_year: 2022,
-        engineering: 100_000.00,
-        other: 50_000.00,
-        act: "Lei 14.133/2021, art. 75, I e II",
-    },
-    DispensaLimits {
-        from_year: 2023,
-        to_year: 2023,
-        engineering: 114_416.65,
-        other: 57_208.33,
-        act: "Decreto 11.317/2022",
-    },
-    DispensaLimits {
-        from_year: 2024,
-        to_year: 2024,
-        engineering: 119_812.02,
-        other: 59_906.02,
-        act: "Decreto 11.871/2023",
-    },
-    DispensaLimits {
-        from_year: 2025,
-        to_year: 2025,
-        engineering: 125_451.15,
-        other: 62_725.59,
-        act: "Decreto 12.343/2024",
-    },
-];
-
-/// Lei 8.666/1993 limits (Decreto 9.412/2018), for contracts that cite that law.
-pub const LIMITS_8666: DispensaLimits = DispensaLimits {
-    from_year: 2018,
-    to_year: 2023,
-    engineering: 33_000.00,
-    other: 17_600.00,
-    act: "Lei 8.666/1993, art. 24, I e II (Decreto 9.412/2018)",
-};
+pub use super::law_limits::{LIMITS_8666, LIMITS_14133};
 
 /// Quantitative amendments may add at most this fraction of the initial value (art. 125).
 pub const AMENDMENT_CAP: f64 = 0.25;
@@ -90,47 +28,60 @@ pub const AMENDMENT_CAP_RENOVATION: f64 = 0.50;
 
 /// The last day convite and tomada de preços existed (Lei 8.666 revoked).
 pub fn old_modalities_end() -> NaiveDate {
-    NaiveDate::from_ymd_opt(2023, 12, 30).unwrap_or(NaiveDate::MIN)
+    law_limits::law_8666_end()
 }
 
 /// The limits in force in `year` under Lei 14.133 (years after the table use its last row,
-/// before it its first), or under Lei 8.666 when `old_law`.
+/// before it its first), or the current ones of Lei 8.666 when `old_law`.
 pub fn limits_for(year: i32, old_law: bool) -> &'static DispensaLimits {
-    if old_law {
-        return &LIMITS_8666;
-    }
-    LIMITS_14133.iter().find(|l| (l.from_year..=l.to_year).contains(&year)).unwrap_or(
-        if year < LIMITS_14133[0].from_year { &LIMITS_14133[0] } else { &LIMITS_14133[LIMITS_14133.len() - 1] },
-    )
+    if old_law { &LIMITS_8666 } else { law_limits::limits_14133(year) }
 }
 
-/// The limit that binds a dispensa of this object signed on `date`, or `None` when `value` is
-/// within even the lower limit (so the object's nature, costlier to read, need not be judged).
+/// The direct-purchase limit for a purchase signed on `date` of this nature: Lei 8.666's of
+/// that date when `old_law`, else the limits of the law in force on that date.
+pub fn dispensa_limit(date: NaiveDate, engineering: bool, old_law: bool) -> (f64, &'static DispensaLimits) {
+    let law = if old_law { Law::L8666 } else { law_limits::law_in_force(date) };
+    let l = law_limits::limits(&law, date).unwrap_or(&LIMITS_8666);
+    (if engineering { l.engineering } else { l.other }, l)
+}
+
+/// The limit a dispensa by value of this object signed on `date` exceeds, with its table and
+/// whether the object is engineering, or `None` when `value` is within it (the law is the one
+/// the basis cites, else the one in force on `date`).
 pub fn limit_if_exceeded(
     date: NaiveDate,
     value: f64,
     object: &str,
     legal_basis: &str,
 ) -> Option<(f64, &'static DispensaLimits, bool)> {
-    let old = cites_old_law(legal_basis);
-    let l = limits_for(date.year(), old);
-    if value <= l.other + 0.005 {
-        return None;
-    }
     let eng = is_engineering(object);
-    let limit = if eng { l.engineering } else { l.other };
-    (value > limit + 0.005).then_some((limit, l, eng))
-}
-
-/// The direct-purchase limit for a purchase signed on `date` of this nature.
-pub fn dispensa_limit(date: NaiveDate, engineering: bool, old_law: bool) -> (f64, &'static DispensaLimits) {
-    let l = limits_for(date.year(), old_law);
-    (if engineering { l.engineering } else { l.other }, l)
+    let (limit, table) = dispensa_limit(date, eng, cites_old_law(legal_basis));
+    (value > limit + 0.005).then_some((limit, table, eng))
 }
 
 /// Whether a legal basis cites Lei 8.666/1993.
 pub fn cites_old_law(legal_basis: &str) -> bool {
-    legal_basis.contains("8.666") || legal_basis.contains("8666")
+    legal_basis::parse(legal_basis).citations.iter().any(|c| c.law == Law::L8666)
+}
+
+/// The inciso of `article` a legal basis cites (`"Lei 14.133/2021, art. 75, II"`, `"75"` ->
+/// `Some(2)`).
+pub fn article_inciso(legal_basis: &str, article: &str) -> Option<u32> {
+    let a: u32 = article.parse().ok()?;
+    legal_basis::parse(legal_basis).citations.iter().find(|c| c.article == Some(a)).and_then(|c| c.inciso)
+}
+
+/// Whether a dispensa may be one "by value": its basis cites inciso I or II of the value
+/// article of its law, or does not say which ground it rests on.
+pub fn is_dispensa_by_value(legal_basis: &str) -> bool {
+    !matches!(legal_grounds::ground(&legal_basis::parse(legal_basis)), Ground::Other(_))
+}
+
+/// Whether an inexigibilidade states its reason: its basis cites an inexigibility article, or
+/// its object or basis names a single-supplier reason.
+pub fn inexigibility_justified(object: &str, legal_basis: &str) -> bool {
+    legal_grounds::cites_inexigibility(&legal_basis::parse(legal_basis))
+        || legal_grounds::inferred_ground(&format!("{object} {legal_basis}"), "", false).is_some()
 }
 
 /// Whether `hay` contains `needle` (lower-case ASCII) ignoring ASCII case, without allocating.
@@ -218,80 +169,6 @@ pub fn modality(s: &str) -> Modality {
     }
 }
 
-/// The inciso of art. 75 a dispensa cites, when it cites one (`"Lei 14.133/2021, art. 75, II"`
-/// -> `Some(2)`; roman numerals I to XVIII).
-pub fn article_inciso(legal_basis: &str, article: &str) -> Option<u32> {
-    let f = legal_basis.to_ascii_lowercase().replace("inciso ", "");
-    let at = f
-        .match_indices("art")
-        .map(|(i, _)| i)
-        .find(|&i| f[i + 3..].trim_start_matches(['.', ' ']).starts_with(article))?;
-    let rest = &f[at..];
-    let rest = rest.split_once(article).map_or("", |(_, r)| r);
-    let token: String = rest
-        .trim_start_matches([',', ' ', 'o', '.', 'º'])
-        .chars()
-        .take_while(|c| matches!(c, 'i' | 'v' | 'x'))
-        .collect();
-    roman(&token)
-}
-
-fn roman(s: &str) -> Option<u32> {
-    if s.is_empty() {
-        return None;
-    }
-    let val = |c: char| match c {
-        'i' => 1,
-        'v' => 5,
-        'x' => 10,
-        _ => 0,
-    };
-    let chars: Vec<u32> = s.chars().map(val).collect();
-    let mut total = 0i64;
-    for (k, v) in chars.iter().enumerate() {
-        if chars.get(k + 1).is_some_and(|n| n > v) {
-            total -= i64::from(*v);
-        } else {
-            total += i64::from(*v);
-        }
-    }
-    u32::try_from(total).ok().filter(|t| *t > 0)
-}
-
-/// Whether a dispensa is one "by value" (art. 75 I/II, or art. 24 I/II of Lei 8.666), the only
-/// kind the value limits bind: it cites inciso I or II, or no inciso at all. Emergency
-/// (art. 75, VIII) and other hypotheses have no value limit.
-pub fn is_dispensa_by_value(legal_basis: &str) -> bool {
-    let article = if cites_old_law(legal_basis) { "24" } else { "75" };
-    match article_inciso(legal_basis, article) {
-        None => true,
-        Some(i) => i <= 2,
-    }
-}
-
-/// Words of an object or legal basis that state why competition is impossible (art. 74).
-const SINGLE_SUPPLIER: &[&str] = &[
-    "exclusiv",
-    "notoria especializacao",
-    "fornecedor unico",
-    "representante comercial exclusivo",
-    "credenciamento",
-    "artista",
-    "singular",
-    "inviabilidade de competicao",
-];
-
-/// Whether an inexigibilidade states its reason: an inciso of art. 74 (or art. 25 of Lei
-/// 8.666) in the legal basis, or a single-supplier phrase in the object or the basis.
-pub fn inexigibility_justified(object: &str, legal_basis: &str) -> bool {
-    let article = if cites_old_law(legal_basis) { "25" } else { "74" };
-    if article_inciso(legal_basis, article).is_some() {
-        return true;
-    }
-    let text = fold(&format!("{object} {legal_basis}"));
-    SINGLE_SUPPLIER.iter().any(|w| text.contains(w))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,36 +178,25 @@ mod tests {
     }
 
     #[test]
-    fn each_year_has_its_decree_limits() {
+    fn the_limit_is_that_of_the_law_in_force_at_signing() {
+        assert_eq!(dispensa_limit(d(2019, 6, 1), false, false).0, 17_600.00);
+        assert_eq!(dispensa_limit(d(2017, 6, 1), false, false).0, 8_000.00);
         assert_eq!(dispensa_limit(d(2022, 6, 1), true, false).0, 100_000.00);
-        assert_eq!(dispensa_limit(d(2022, 6, 1), false, false).0, 50_000.00);
-        assert_eq!(dispensa_limit(d(2023, 1, 1), true, false).0, 114_416.65);
-        assert_eq!(dispensa_limit(d(2023, 12, 31), false, false).0, 57_208.33);
-        assert_eq!(dispensa_limit(d(2024, 1, 1), true, false).0, 119_812.02);
         assert_eq!(dispensa_limit(d(2024, 7, 1), false, false).0, 59_906.02);
-        assert_eq!(dispensa_limit(d(2025, 3, 1), true, false).0, 125_451.15);
-        assert_eq!(dispensa_limit(d(2025, 3, 1), false, false).0, 62_725.59);
         assert_eq!(dispensa_limit(d(2025, 3, 1), false, false).1.act, "Decreto 12.343/2024");
         assert_eq!(dispensa_limit(d(2023, 3, 1), false, true).0, 17_600.00);
-        assert_eq!(dispensa_limit(d(2026, 1, 1), false, false).0, 62_725.59);
+        assert_eq!(article_inciso("Lei 14.133/2021, art. 75, VIII", "75"), Some(8));
+        assert!(is_dispensa_by_value("") && !is_dispensa_by_value("Lei 14.133/2021, art. 75, VIII"));
+        assert!(cites_old_law("Lei 8.666/1993, art. 24, II"));
+        assert!(inexigibility_justified("SOFTWARE DE FORNECEDOR EXCLUSIVO", "Lei 14.133/2021"));
+        assert!(!inexigibility_justified("AQUISIÇÃO DE SOFTWARE", "Lei 14.133/2021"));
     }
 
     #[test]
-    fn legal_bases_are_read_for_incisos_and_laws() {
-        assert_eq!(article_inciso("Lei 14.133/2021, art. 75, II", "75"), Some(2));
-        assert_eq!(article_inciso("Lei 14.133/2021, art. 75, VIII", "75"), Some(8));
-        assert_eq!(article_inciso("Lei 14.133/2021, art. 74", "74"), None);
-        assert_eq!(article_inciso("Lei 14.133/2021, art. 74, III, c", "74"), Some(3));
-        assert!(is_dispensa_by_value("Lei 14.133/2021, art. 75, II"));
-        assert!(is_dispensa_by_value(""));
-        assert!(!is_dispensa_by_value("Lei 14.133/2021, art. 75, VIII"));
-        assert!(cites_old_law("Lei 8.666/1993, art. 24, II"));
-        assert!(is_dispensa_by_value("Lei 8.666/1993, art. 24, II"));
-        assert!(inexigibility_justified("AQUISIÇÃO DE SOFTWARE", "Lei 14.133/2021, art. 74, I"));
-        assert!(inexigibility_justified("SOFTWARE DE FORNECEDOR EXCLUSIVO", "Lei 14.133/2021, art. 74"));
-        assert!(!inexigibility_justified("AQUISIÇÃO DE SOFTWARE", "Lei 14.133/2021, art. 74"));
+    fn engineering_and_modalities_are_read_from_the_record() {
         assert_eq!(modality("Tomada de Preços"), Modality::TomadaDePrecos);
         assert_eq!(modality("Dispensa de Licitação"), Modality::Dispensa);
+        assert_eq!(modality("Dispensa"), Modality::Dispensa);
         assert!(is_engineering("EXECUÇÃO DE OBRA DE REFORMA DO EDIFÍCIO"));
         assert!(is_engineering("CONTRATAÇÃO DE EMPRESA DE ENGENHARIA PARA CONSTRUÇÃO"));
         assert!(!is_engineering("LOCAÇÃO DE MÃO DE OBRA PARA LIMPEZA E CONSERVAÇÃO"));

@@ -10,6 +10,10 @@
 //! natural and not considered. A pair is flagged when `-log10 p > Q(s)` and the cadence is
 //! strong, its amplitude (`2 |X_k| / N`) at least `A(s)` times the mean weekly rate.
 //!
+//! Not judged: a dataset of one publication month (its weeks are whatever was published that
+//! month, [`super::coverage`]), and pairs whose supplier is a public utility, a lessor or a
+//! public body ([`super::market`]): a monthly bill or rent arrives like clockwork by nature.
+//!
 //! Sensitivity `s` moves `Q(s)` through 10 (s = 0), 6 (s = 0.7) and 3 (s = 1), and `A(s)`
 //! through 1.5, 0.8 and 0.5 (calibrated on planted data: a planted 3-week cadence has
 //! amplitude about 2, Poisson arrivals of clean pairs below 0.6 and `-log10 p` below 4 over
@@ -22,7 +26,9 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{iso, round2, round4, supplier_ref};
+use super::coverage::Coverage;
 use super::finding::{Finding, contracts_and_organ, pattern, point};
+use super::market::{Outside, outside_competition};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -140,6 +146,10 @@ impl Detector for UnnaturalPeriodicity {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let cs = &ds.contracts;
+        let (grid, series) = sh.organ_months(cancel)?;
+        if Coverage::of(ds, grid, series).snapshot.is_some() {
+            return Ok(Vec::new());
+        }
         let (organs, suppliers) = (sh.organs(), sh.suppliers());
         let week = |i: usize| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()).div_euclid(7));
         // (organ, supplier) pair key per dated contract, sorted: each pair's contracts are a run.
@@ -158,7 +168,13 @@ impl Detector for UnnaturalPeriodicity {
             }
         }
         let mut pairs: Vec<((&str, &str), Vec<u32>)> = Vec::new();
-        for run in keyed.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() >= MIN_EVENTS) {
+        let by_nature = |i: u32| {
+            matches!(
+                outside_competition(&cs[i as usize]),
+                Some(Outside::Utility | Outside::Lease | Outside::PublicBody | Outside::NoSupplier)
+            )
+        };
+        for run in keyed.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() >= MIN_EVENTS && !by_nature(r[0].1)) {
             let key = run[0].0;
             let name = (organs.names[(key / n_sup) as usize], suppliers.names[(key % n_sup) as usize]);
             pairs.push((name, run.iter().map(|x| x.1).collect()));

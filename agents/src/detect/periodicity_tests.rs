@@ -70,3 +70,16 @@ fn pairs_with_few_contracts_are_not_judged() {
     let ds = Dataset::from_contracts(clockwork(21, MIN_EVENTS - 1));
     assert!(UnnaturalPeriodicity.run(&ds, &DetectionParams::default(), &CancelFlag::new()).unwrap().is_empty());
 }
+
+#[test]
+fn a_utility_bill_every_month_arrives_like_clockwork_by_nature() {
+    let mut cs = background(40);
+    cs.extend(clockwork(21, 30).into_iter().map(|mut c| {
+        c.object = "FORNECIMENTO DE ENERGIA ELÉTRICA".into();
+        c
+    }));
+    let found = UnnaturalPeriodicity
+        .run(&Dataset::from_contracts(cs), &DetectionParams::default(), &CancelFlag::new())
+        .unwrap();
+    assert!(found.is_empty(), "{found:?}");
+}

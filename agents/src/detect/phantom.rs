@@ -108,7 +108,8 @@ impl Detector for PhantomSuppliers {
         }
         let mut doors: HashMap<String, Vec<usize>, FxBuild> = HashMap::default();
         let mut phones: HashMap<&str, usize, FxBuild> = HashMap::default();
-        for (k, pr) in ds.suppliers.iter().enumerate() {
+        // Profiles without a CNPJ name no entity: they neither share a door nor a phone.
+        for (k, pr) in ds.suppliers.iter().enumerate().filter(|(_, pr)| !pr.cnpj.is_empty()) {
             if let Some(a) = pr.address.key() {
                 doors.entry(a).or_default().push(k);
             }

@@ -57,3 +57,24 @@ fn a_young_company_without_partners_at_a_crowded_door_is_reported_alone_each_fla
     assert_eq!((young_days(0.7), young_days(1.0)), (120, 365));
     assert!(flags_needed(0.7) > flags_needed(0.9));
 }
+
+#[test]
+fn a_profile_without_a_cnpj_neither_crowds_a_door_nor_is_named() {
+    // At 0.9 a door needs three suppliers: the blank profile would make the third.
+    let shell = profile(10_000_001, (2024, 4, 20), false, "SALA 9", "6111111111");
+    let neighbour = profile(10_000_002, (2001, 1, 1), true, "SALA 9", "6122222222");
+    let mut blank = profile(10_000_003, (2003, 1, 1), true, "SALA 9", "6133333333");
+    blank.cnpj = String::new();
+    let contracts = vec![contract("c0", "X", &shell.cnpj, "36000", 90_000.0, (2024, 6, 1))];
+    let ds = Dataset { suppliers: vec![shell, neighbour, blank], ..Dataset::from_contracts(contracts) };
+    let p = DetectionParams { sensitivity: 0.9, confidence_threshold: 0.1, ..DetectionParams::default() };
+    let found = PhantomSuppliers.run(&ds, &p, &CancelFlag::new()).unwrap();
+    assert!(!found.is_empty());
+    for a in &found {
+        assert!(a.affected_entities.related.iter().chain([&a.affected_entities.primary]).all(|e| !e.id.is_empty()));
+        assert_eq!(
+            a.technical_details["flags"].as_array().map(|f| f.iter().any(|x| x == "shared_address")),
+            Some(false)
+        );
+    }
+}

@@ -1,12 +1,16 @@
 //! `regime_change`: an organ whose monthly spending moved to a lasting higher level.
 //!
-//! On each organ's log monthly value ([`super::series`], zero-filled grid), every split point
-//! `k` leaving at least 3 months on each side is scored with the Mann-Whitney rank statistic
+//! On each organ's log monthly value ([`super::series`], zero-filled grid) over the span its
+//! history allows ([`super::coverage`]: from its first regular month, without the data's cut
+//! last month; none in a dataset of one publication month), every split point `k` leaving at
+//! least [`MIN_BEFORE`] months before it (a year, so that the level before is a whole budget
+//! cycle and the organ's first appearance is never a change) and [`MIN_AFTER`] after it (so
+//! that the new level lasts) is scored with the Mann-Whitney rank statistic
 //! of the months after `k` against the months before,
 //! `z = (U - n1 n2 / 2) / sqrt(n1 n2 (n + 1) / 12)`: ranks make one spike month count as one month, not as its size. The best split
 //! (largest z) is flagged when its z exceeds `Z(s)` and the median month after it is more than
-//! `R(s)` times the median month before. Only organs with 12 or more months and at least 2
-//! contracts a month on average are judged; only rises are reported (a drop in spending is no
+//! `R(s)` times the median month before. Only organs whose span holds the 15 months this needs
+//! and at least 2 contracts a month on average are judged; only rises are reported (a drop in spending is no
 //! risk to the public purse).
 //!
 //! Sensitivity `s` moves `Z(s)` through 6 (s = 0), 3.6 (s = 0.7) and 2 (s = 1), and `R(s)`
@@ -21,6 +25,7 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{round2, round4};
+use super::coverage::{Coverage, Span, mean_count};
 use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label};
@@ -38,10 +43,10 @@ pub const NAME: &str = "regime_change";
 pub const Z: Threshold = Threshold::new(6.0, 3.6, 2.0);
 /// The ratio of median months (after over before) as sensitivity moves it.
 pub const RATIO: Threshold = Threshold::new(3.0, 2.0, 1.3);
-/// Fewest months on the grid to judge an organ.
-pub const MIN_MONTHS: usize = 12;
-/// Fewest months on each side of a split.
-pub const MIN_SEGMENT: usize = 3;
+/// Fewest months of the organ's span before a split (the first month after it).
+pub const MIN_BEFORE: usize = 12;
+/// Fewest months of the organ's span from a split on.
+pub const MIN_AFTER: usize = 3;
 /// Fewest contracts per month, on average, to judge an organ.
 pub const MIN_MEAN_COUNT: f64 = 2.0;
 /// Most contracts named by one anomaly (the largest first).
@@ -62,11 +67,11 @@ pub struct Split {
     pub ratio: f64,
 }
 
-/// The split with the largest rank statistic (the earliest on ties), if the series is long
-/// enough.
-pub fn best_split(logs: &[f64]) -> Option<Split> {
+/// The split with the largest rank statistic (the earliest on ties) leaving at least `before`
+/// months before it and `after` from it on, if the series is long enough.
+pub fn best_split(logs: &[f64], before: usize, after: usize) -> Option<Split> {
     let n = logs.len();
-    if n < 2 * MIN_SEGMENT {
+    if before == 0 || after == 0 || n < before + after {
         return None;
     }
     // Mid-ranks, 1-based.
@@ -89,9 +94,9 @@ pub fn best_split(logs: &[f64]) -> Option<Split> {
         suffix[k] = suffix[k + 1] + r;
     }
     let mut best: Option<Split> = None;
-    for (k, after) in suffix.iter().enumerate().take(n - MIN_SEGMENT + 1).skip(MIN_SEGMENT) {
+    for (k, ranks_after) in suffix.iter().enumerate().take(n - after + 1).skip(before) {
         let (n1, n2) = (k as f64, (n - k) as f64);
-        let u = after - n2 * (n2 + 1.0) / 2.0;
+        let u = ranks_after - n2 * (n2 + 1.0) / 2.0;
         let z = (u - n1 * n2 / 2.0) / (n1 * n2 * (n as f64 + 1.0) / 12.0).sqrt();
         if best.is_none_or(|b| z > b.z) {
             best = Some(Split { k, z, ratio: 0.0 });
@@ -115,16 +120,23 @@ impl Detector for RegimeChange {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
+        let coverage = Coverage::of(ds, grid, series);
         let grid = *grid;
         let (zt, rt) = (Z.at(p.sensitivity), RATIO.at(p.sensitivity));
         let mut out = Vec::new();
-        for s in series.iter().filter(|s| grid.len >= MIN_MONTHS && s.mean_count() >= MIN_MEAN_COUNT) {
+        for s in series.iter() {
             cancel.check()?;
-            let Some(split) = best_split(&s.logs()) else { continue };
+            let Some(sp) = coverage.span(s) else { continue };
+            if sp.len() < MIN_BEFORE + MIN_AFTER || mean_count(s, sp) < MIN_MEAN_COUNT {
+                continue;
+            }
+            let logs = s.logs();
+            let Some(split) = best_split(&logs[sp.start..sp.end], MIN_BEFORE, MIN_AFTER) else { continue };
             if split.z > zt && split.ratio > rt {
                 let confidence = tidy(margin_confidence(split.z - zt, 1.0));
                 if confidence >= p.confidence_threshold {
-                    out.push(anomaly(ds, s, grid.first, &split, (zt, rt), confidence, p.sensitivity));
+                    let at = Split { k: split.k + sp.start, ..split };
+                    out.push(anomaly(ds, s, grid.first, sp, &at, (zt, rt), confidence, p.sensitivity));
                 }
             }
         }
@@ -132,25 +144,28 @@ impl Detector for RegimeChange {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn anomaly(
     ds: &Dataset,
     s: &OrganMonths<'_>,
     first_key: i32,
+    sp: Span,
     split: &Split,
     (zt, rt): (f64, f64),
     confidence: f64,
     sensitivity: f64,
 ) -> Anomaly {
-    let subject = organ_subject(ds, s, split.k..s.members.len(), MAX_RELATED);
+    let subject = organ_subject(ds, s, split.k..sp.end, MAX_RELATED);
     let organ = &subject.name;
     let from = month_label(first_key + split.k as i32);
-    let before = median(&s.values[..split.k]);
-    let after = median(&s.values[split.k..]);
-    let at_stake = (s.values[split.k..].iter().sum::<f64>() - before * (s.values.len() - split.k) as f64).max(0.0);
-    let data_points = s
-        .values
+    let since = month_label(first_key + sp.start as i32);
+    let before = median(&s.values[sp.start..split.k]);
+    let after = median(&s.values[split.k..sp.end]);
+    let at_stake = (s.values[split.k..sp.end].iter().sum::<f64>() - before * (sp.end - split.k) as f64).max(0.0);
+    let data_points = s.values[..sp.end]
         .iter()
         .enumerate()
+        .skip(sp.start)
         .map(|(k, v)| point("monthly_value", *v, Some(month_label(first_key + k as i32))))
         .collect();
     Finding {
@@ -184,9 +199,12 @@ fn anomaly(
             split.ratio
         ),
         technical: format!(
-            "best split of ln(monthly value) on a zero-filled grid of {} months by the Mann-Whitney rank statistic: \
-             z = {:.2} > {:.2} and median ratio {:.2} > {:.2} (thresholds at sensitivity {}; 2 and 1.3 at 1.0)",
-            s.values.len(),
+            "best split of ln(monthly value) over the organ's {} months from {since} (zero-filled grid; at least {} \
+             months before a split and {} from it on) by the Mann-Whitney rank statistic: z = {:.2} > {:.2} and \
+             median ratio {:.2} > {:.2} (thresholds at sensitivity {}; 2 and 1.3 at 1.0)",
+            sp.len(),
+            MIN_BEFORE,
+            MIN_AFTER,
             split.z,
             zt,
             split.ratio,
@@ -220,6 +238,9 @@ fn anomaly(
             ("baseline", json!("organ_months_before_split")),
             ("median_month_before", json!(round2(before))),
             ("median_month_after", json!(round2(after))),
+            ("history_from", json!(since)),
+            ("months_before", json!(split.k - sp.start)),
+            ("months_after", json!(sp.end - split.k)),
         ],
     }
     .build()

@@ -92,6 +92,10 @@ fn networks(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Ve
         if k % 8192 == 0 {
             cancel.check()?;
         }
+        // A profile without a CNPJ names no entity and would join every other one by root.
+        if pr.cnpj.is_empty() {
+            continue;
+        }
         by_value[0].entry(pr.root().to_string()).or_default().push(k);
         let mut seen = BTreeSet::new();
         for partner in &pr.partners {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::model::bidding::{Bid, Bidding};
 use crate::model::cnpj::cnpj_from_parts;
-use crate::model::contract::{Organ, Party, Unit};
+use crate::model::contract::{Organ, Party};
 use crate::model::registry_facts::{Address, Partner, SupplierProfile};
 use crate::model::servant::Servant;
 
@@ -27,19 +27,8 @@ fn profile(root: u32, phone: &str, door: &str) -> SupplierProfile {
 fn bidding(id: &str, docs: &[String]) -> Bidding {
     Bidding {
         id: id.into(),
-        number: arcstr::ArcStr::new(),
         object: "X".into(),
-        process_number: arcstr::ArcStr::new(),
         modality: "Pregão".into(),
-        situation: arcstr::ArcStr::new(),
-        opened_on: None,
-        result_on: None,
-        published_on: None,
-        value: 0.0,
-        unit: Unit::default(),
-        organ: Organ::default(),
-        uf: arcstr::ArcStr::new(),
-        municipality: arcstr::ArcStr::new(),
         participants: docs
             .iter()
             .enumerate()
@@ -49,6 +38,7 @@ fn bidding(id: &str, docs: &[String]) -> Bidding {
                 winner: k == 0,
             })
             .collect(),
+        ..Bidding::default()
     }
 }
 
@@ -115,4 +105,17 @@ fn a_servant_who_is_a_partner_of_a_supplier_of_the_own_organ_is_reported() {
     assert_eq!(found[0].affected_entities.primary.kind, "servant");
     assert_eq!(found[0].affected_entities.primary.id, "1");
     assert!(found[0].record_ids().any(|r| r == "k1"));
+}
+
+#[test]
+fn profiles_without_a_cnpj_are_never_a_network_nor_named() {
+    let (mut a, mut b) = (profile(11_111_111, "6133334444", "SALA 1"), profile(22_222_222, "6155556666", "SALA 2"));
+    a.cnpj = String::new();
+    b.cnpj = String::new();
+    let ds = Dataset {
+        suppliers: vec![a, b],
+        biddings: vec![bidding("b1", &[String::new(), String::new()]), bidding("b2", &[String::new(), String::new()])],
+        ..Dataset::default()
+    };
+    assert!(run(&ds, 1.0).is_empty());
 }

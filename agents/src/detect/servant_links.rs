@@ -21,7 +21,8 @@ use crate::text::{fold, format_brl};
 /// Servants who are partners of suppliers of their own organ.
 pub(super) fn servants(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
     let mut partners: HashMap<String, Vec<usize>, FxBuild> = HashMap::default();
-    for (k, pr) in ds.suppliers.iter().enumerate() {
+    // Neither a supplier without a CNPJ nor a servant without an id can be named.
+    for (k, pr) in ds.suppliers.iter().enumerate().filter(|(_, pr)| !pr.cnpj.is_empty()) {
         for x in &pr.partners {
             if let Some(key) = x.key() {
                 partners.entry(key).or_default().push(k);
@@ -32,6 +33,9 @@ pub(super) fn servants(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -
     for (s, sv) in ds.servants.iter().enumerate() {
         if s % 8192 == 0 {
             cancel.check()?;
+        }
+        if sv.id.is_empty() {
+            continue;
         }
         let (Some(mid), name) = (cpf_key(&sv.cpf), fold(sv.name.trim())) else { continue };
         if let Some(list) = partners.get(&format!("{mid}|{name}")) {
@@ -72,8 +76,10 @@ pub(super) fn servants(ds: &Dataset, p: &DetectionParams, cancel: &CancelFlag) -
         }
         let value: f64 = own.iter().map(|&i| ds.contracts[i].value()).sum();
         let organ = &ds.contracts[own[0]].organ;
-        let mut related =
-            vec![profile_ref(pr), EntityRef::new("organ", organ.code.to_string(), organ.name.to_string())];
+        let mut related = vec![profile_ref(pr)];
+        if !organ.code.is_empty() {
+            related.push(EntityRef::new("organ", organ.code.to_string(), organ.name.to_string()));
+        }
         related.extend(own.iter().take(50).map(|&i| contract_ref(&ds.contracts[i])));
         let pt = format!(
             "{} (CPF {}), servidor(a) lotado(a) em {} ({}), aparece como sócio(a) de {} (CNPJ {}), que tem {} contratos com o próprio órgão, somando {}. É um possível conflito de interesses.",

@@ -3,16 +3,22 @@
 //! more purchase processes than on the other days of that month.
 //!
 //! Each organ's contracted value per month on the shared zero-filled grid
-//! ([`super::series`]) is taken on the log scale; a month's modified z-score is
-//! `(ln V_m - median) / (1.4826 MAD)` over all the organ's months (robust, so the spike itself
-//! barely moves the baseline; the spread is at least 0.1). A month is flagged when its z
-//! exceeds `T(s)` and at least 3 contracts were signed in it (one large contract is a price
-//! question, not a spike). Only organs with 12 or more months on the grid and at least 2
-//! contracts a month on average are judged.
+//! ([`super::series`]) is taken on the log scale over the span of months its history allows
+//! ([`super::coverage`]: from its first regular month, without the data's cut last month; a
+//! dataset of one publication month has no span at all). A month's modified z-score is
+//! `(ln V_m - median) / (1.4826 MAD)` over the span (robust, so the spike itself barely moves
+//! the baseline; the spread is at least 0.1). A month is judged only with at least
+//! [`MIN_BEFORE`] months of the span before it and [`MIN_AFTER`] after it (so neither the
+//! data's first and last months nor an organ's first appearance is ever a spike), and never
+//! in December: the federal budget cycle makes December large everywhere, and `end_of_year`
+//! judges it against the organ's own past Decembers and its peers'. A month is flagged when
+//! its z exceeds `T(s)` and at least 3 contracts were signed in it (one large contract is a
+//! price question, not a spike). Only organs with a span of 12 or more months and at least 2
+//! contracts a month on average over it are judged.
 //!
 //! Sensitivity `s` moves `T(s)` through 9 (s = 0), 4.5 (s = 0.7, calibrated: clean demo
-//! months stay under 3, planted spikes and end-of-year rushes reach 5 and more) and 3.5
-//! (s = 1, the conventional cut-off of Iglewicz and Hoaglin's modified z-score). Confidence =
+//! months stay under 3, planted spikes reach 5 and more) and 3.5 (s = 1, the conventional
+//! cut-off of Iglewicz and Hoaglin's modified z-score). Confidence =
 //! `margin_confidence(z - T(s), 1.5)`. The money at stake is the month's value above the
 //! organ's median month. Complexity: linear in the contracts plus organs x months.
 
@@ -20,6 +26,7 @@ use serde_json::json;
 
 use super::Detector;
 use super::common::{round2, round4};
+use super::coverage::{Coverage, Span, mean_count};
 use super::finding::{Finding, organ_subject, pattern, point};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{OrganMonths, month_label, robust};
@@ -34,8 +41,12 @@ use crate::text::{format_brl, format_decimal};
 pub const NAME: &str = "spending_spike";
 /// The modified z-score threshold as sensitivity moves it.
 pub const Z: Threshold = Threshold::new(9.0, 4.5, 3.5);
-/// Fewest months on the grid to judge an organ.
+/// Fewest months in an organ's span to judge it.
 pub const MIN_MONTHS: usize = 12;
+/// Fewest months of the organ's span before a judged month.
+pub const MIN_BEFORE: usize = 6;
+/// Fewest months of the organ's span after a judged month.
+pub const MIN_AFTER: usize = 2;
 /// Fewest contracts per month, on average, to judge an organ.
 pub const MIN_MEAN_COUNT: f64 = 2.0;
 /// Fewest contracts in a flagged month.
@@ -62,26 +73,32 @@ impl Detector for SpendingSpike {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
+        let coverage = Coverage::of(ds, grid, series);
         let grid = *grid;
         let t = Z.at(p.sensitivity);
         let mut out = Vec::new();
-        for s in series.iter().filter(|s| grid.len >= MIN_MONTHS && s.mean_count() >= MIN_MEAN_COUNT) {
+        for s in series.iter() {
             cancel.check()?;
+            let Some(sp) = coverage.span(s) else { continue };
+            if sp.len() < MIN_MONTHS || mean_count(s, sp) < MIN_MEAN_COUNT {
+                continue;
+            }
             let logs = s.logs();
-            let (median, sigma) = robust(&logs, 0.1);
+            let (median, sigma) = robust(&logs[sp.start..sp.end], 0.1);
             let z: Vec<f64> = logs.iter().map(|l| (l - median) / sigma).collect();
-            let flagged = z.iter().filter(|z| **z > t).count();
+            let judged = |m: usize| sp.judges(m, MIN_BEFORE, MIN_AFTER) && !is_december(grid.first + m as i32);
+            let flagged = (sp.start..sp.end).filter(|&m| z[m] > t && judged(m)).count();
             for (m, &zm) in z.iter().enumerate() {
-                if zm > t && s.counts[m] >= MIN_SPIKE_COUNT {
+                if zm > t && judged(m) && s.counts[m] >= MIN_SPIKE_COUNT {
                     let confidence = tidy(margin_confidence(zm - t, 1.5));
                     if confidence >= p.confidence_threshold {
-                        let month = Month { key: grid.first + m as i32, m, z: zm, median, sigma, flagged };
+                        let month = Month { key: grid.first + m as i32, m, z: zm, median, sigma, flagged, span: sp };
                         out.push(anomaly(ds, s, &month, t, confidence, p.sensitivity));
                     }
                 }
             }
         }
-        out.extend(super::spikes_daily::bursts(sh, p, cancel)?);
+        out.extend(super::spikes_daily::bursts(sh, &coverage, p, cancel)?);
         Ok(out)
     }
 }
@@ -94,6 +111,12 @@ struct Month {
     median: f64,
     sigma: f64,
     flagged: usize,
+    span: Span,
+}
+
+/// Whether a month key is a December.
+pub fn is_december(key: i32) -> bool {
+    key.rem_euclid(12) == 11
 }
 
 fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f64, sensitivity: f64) -> Anomaly {
@@ -140,15 +163,18 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
             format_brl(value)
         ),
         technical: format!(
-            "modified z-score of ln(monthly value) on a zero-filled monthly grid of {} months: z = {:.2} > {:.2} \
-             (threshold at sensitivity {}; 3.5 is the literal Iglewicz-Hoaglin cut-off); median ln = {:.3}, \
-             1.4826 MAD = {:.3}",
-            s.values.len(),
+            "modified z-score of ln(monthly value) over the organ's {} months from {} (zero-filled grid): z = {:.2} > \
+             {:.2} (threshold at sensitivity {}; 3.5 is the literal Iglewicz-Hoaglin cut-off); median ln = {:.3}, \
+             1.4826 MAD = {:.3}; judged with at least {} months before and {} after, Decembers left to end_of_year",
+            mo.span.len(),
+            month_label(mo.key - mo.m as i32 + mo.span.start as i32),
             mo.z,
             t,
             sensitivity,
             mo.median,
-            mo.sigma
+            mo.sigma,
+            MIN_BEFORE,
+            MIN_AFTER
         ),
         primary: subject.primary,
         related: subject.related,
@@ -160,11 +186,12 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
         )],
         method: "modified_zscore_log_monthly_value",
         score: mo.z,
-        contamination: mo.flagged as f64 / s.values.len().max(1) as f64,
+        contamination: mo.flagged as f64 / mo.span.len().max(1) as f64,
         peer: Some(json!({
             "baseline": "organ_monthly_median",
             "organ": s.organ,
-            "months": s.values.len(),
+            "months": mo.span.len(),
+            "from_month": month_label(mo.key - mo.m as i32 + mo.span.start as i32),
             "median_month_value": round2(typical),
             "sigma_log": round4(mo.sigma),
         })),
@@ -184,6 +211,9 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
             ("month_value", json!(round2(value))),
             ("typical_month_value", json!(round2(typical))),
             ("month_contracts", json!(s.counts[mo.m])),
+            ("history_months", json!(mo.span.len())),
+            ("months_before", json!(mo.m - mo.span.start)),
+            ("months_after", json!(mo.span.end - mo.m - 1)),
         ],
     }
     .build()

@@ -9,6 +9,18 @@
 //! `X ~ Poisson(lambda)` is its significance. A day is flagged when `-log10 P > Q(s)`,
 //! `k >= R(s) lambda` and `k >= 8`.
 //!
+//! Only days of months the organ's history covers are judged ([`super::coverage`]): never in
+//! a dataset of one publication month (its days are whatever happened to be published then:
+//! the last days of December, published in January, crowd a January download), nor in the
+//! data's cut first and last months or the organ's first month. A publication batch is not a
+//! burst: days are read from the signing dates, and a day on which at least
+//! [`BATCH_SHARE`] of the contracts carry a signing date equal to their DOU publication date,
+//! in an organ whose contracts are otherwise published after signing, is taken for a batch
+//! whose publication date was copied into the signing date, and not judged. Nor is a day whose
+//! processes are mostly utility supplies, leases or agreements with public bodies
+//! ([`super::market`]): an organ signs the power and water of all its units at once, which is
+//! no rush to buy; a day needs [`MIN_PROCESSES`] processes of other purchases.
+//!
 //! Baselines are monthly, so a month that is busy throughout (a monthly spike, an end-of-year
 //! rush) is not a daily burst; those are the monthly grain's findings. Sensitivity `s` moves
 //! `Q(s)` through 16 (s = 0), 10 (s = 0.7) and 6 (s = 1) and `R(s)` through 6, 3 and 2
@@ -25,10 +37,12 @@ use chrono::{Datelike, NaiveDate};
 use serde_json::json;
 
 use super::common::{FxBuild, round2, round4};
+use super::coverage::Coverage;
 use super::distributions::poisson_significance;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
+use super::market::{Outside, outside_competition};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
-use super::series::days_in_month;
+use super::series::{days_in_month, month_key};
 use super::shared::Shared;
 use super::spikes::{MAX_RELATED, NAME};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -44,6 +58,9 @@ pub const RATIO: Threshold = Threshold::new(6.0, 3.0, 2.0);
 pub const MIN_PROCESSES: usize = 8;
 /// Lowest daily rate a baseline may have.
 pub const MIN_RATE: f64 = 0.5;
+/// Share of a day's contracts signed on their publication date from which the day is read as
+/// a publication batch (when the organ's other contracts are not published on signing).
+pub const BATCH_SHARE: f64 = 0.8;
 
 /// One day of one organ: its distinct processes and its contracts.
 struct Day {
@@ -53,9 +70,16 @@ struct Day {
 }
 
 /// The daily bursts of every organ.
-pub fn bursts(sh: &Shared<'_>, p: &DetectionParams, cancel: &CancelFlag) -> Result<Vec<Anomaly>, AnalysisError> {
+pub fn bursts(
+    sh: &Shared<'_>,
+    coverage: &Coverage,
+    p: &DetectionParams,
+    cancel: &CancelFlag,
+) -> Result<Vec<Anomaly>, AnalysisError> {
     let (q, r) = (SIGNIFICANCE.at(p.sensitivity), RATIO.at(p.sensitivity));
+    let (grid, series) = sh.organ_months(cancel)?;
     let (order, start) = sh.organs().groups();
+    let names = &sh.organs().names;
     let mut out = Vec::new();
     for k in 0..start.len().saturating_sub(1) {
         cancel.check()?;
@@ -63,12 +87,25 @@ pub fn bursts(sh: &Shared<'_>, p: &DetectionParams, cancel: &CancelFlag) -> Resu
         if members.len() < MIN_PROCESSES {
             continue;
         }
+        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(names[k])) else { continue };
+        let Some(span) = coverage.span(&series[at]) else { continue };
+        let judged = |d: NaiveDate| {
+            let m = month_key(d) - grid.first;
+            m >= 0 && span.judges(m as usize, 1, 0)
+        };
+        let same_day = same_day_share(sh, members.iter().map(|&i| i as usize));
         let days = organ_days(sh, members);
         let mut month_total: HashMap<(i32, u32), usize, FxBuild> = HashMap::default();
         for d in &days {
             *month_total.entry((d.date.year(), d.date.month())).or_default() += d.processes;
         }
-        for (at, d) in days.iter().enumerate().filter(|(_, d)| d.processes >= MIN_PROCESSES) {
+        for (at, d) in days.iter().enumerate().filter(|(_, d)| d.processes >= MIN_PROCESSES && judged(d.date)) {
+            if same_day < BATCH_SHARE && same_day_share(sh, d.contracts.iter().copied()) >= BATCH_SHARE {
+                continue;
+            }
+            if purchases(sh, &d.contracts) < MIN_PROCESSES {
+                continue;
+            }
             let in_month = month_total[&(d.date.year(), d.date.month())];
             let lambda = ((in_month - d.processes) as f64
                 / (days_in_month(d.date.year(), d.date.month()).max(2) - 1) as f64)
@@ -84,6 +121,35 @@ pub fn bursts(sh: &Shared<'_>, p: &DetectionParams, cancel: &CancelFlag) -> Resu
         }
     }
     Ok(out)
+}
+
+/// Distinct processes among a day's contracts that are purchases an organ can rush: utility
+/// supplies, leases and agreements with public bodies ([`super::market`]) are formalised in
+/// batches (an organ signs the power and water of all its units at once) and are left out.
+fn purchases(sh: &Shared<'_>, contracts: &[usize]) -> usize {
+    let cs = &sh.dataset().contracts;
+    let mut processes: Vec<&str> = contracts
+        .iter()
+        .map(|&i| &cs[i])
+        .filter(|c| !matches!(outside_competition(c), Some(Outside::Utility | Outside::Lease | Outside::PublicBody)))
+        .map(|c| if c.process_number.is_empty() { c.id.as_str() } else { c.process_number.as_str() })
+        .collect();
+    processes.sort_unstable();
+    processes.dedup();
+    processes.len()
+}
+
+/// Share of these contracts (among those with both dates) signed on their publication date.
+fn same_day_share(sh: &Shared<'_>, idx: impl Iterator<Item = usize>) -> f64 {
+    let cs = &sh.dataset().contracts;
+    let (mut same, mut both) = (0usize, 0usize);
+    for i in idx {
+        if let (Some(s), Some(p)) = (cs[i].signed_on, cs[i].published_on) {
+            both += 1;
+            same += usize::from(s == p);
+        }
+    }
+    same as f64 / both.max(1) as f64
 }
 
 /// An organ's signed contracts grouped by day, with the distinct processes of each day.

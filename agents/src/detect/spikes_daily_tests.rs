@@ -25,7 +25,12 @@ fn organ(burst: usize, process: impl Fn(usize) -> String) -> Vec<Contract> {
 fn run(cs: Vec<Contract>, sensitivity: f64) -> Vec<Anomaly> {
     let ds = Dataset::from_contracts(cs);
     let p = DetectionParams { sensitivity, ..DetectionParams::default() };
-    bursts(&Shared::new(&ds), &p, &CancelFlag::new()).unwrap()
+    {
+        let sh = Shared::new(&ds);
+        let (grid, series) = sh.organ_months(&CancelFlag::new()).unwrap();
+        let coverage = Coverage::of(&ds, grid, series);
+        bursts(&sh, &coverage, &p, &CancelFlag::new()).unwrap()
+    }
 }
 
 #[test]
@@ -71,4 +76,48 @@ fn raising_the_sensitivity_never_removes_a_burst() {
             last = n;
         }
     }
+}
+
+/// [`organ`] with every contract published `lag` days after signing, except the burst's,
+/// published `burst_lag` days after.
+fn published(burst: usize, lag: u64, burst_lag: u64) -> Vec<Contract> {
+    let mut cs = organ(burst, |k| format!("P{k}"));
+    for c in cs.iter_mut() {
+        let days = if c.id.starts_with('b') { burst_lag } else { lag };
+        c.published_on = c.signed_on.map(|d| d + chrono::Days::new(days));
+    }
+    cs
+}
+
+#[test]
+fn a_publication_batch_whose_date_was_copied_into_the_signing_date_is_not_a_burst() {
+    // The organ publishes a week after signing; the burst's contracts carry their publication
+    // date as signing date.
+    assert!(run(published(15, 7, 0), 0.7).is_empty());
+    // Published a week later like the others, the same day is a burst.
+    assert_eq!(run(published(15, 7, 7), 0.7).len(), 1);
+}
+
+#[test]
+fn a_burst_in_the_first_month_of_the_data_is_not_judged() {
+    let mut cs = organ(0, |k| format!("P{k}"));
+    for k in 0..15 {
+        let mut c = contract(&format!("b{k}"), "LIMPEZA", "S2", "26000", 100.0, (2024, 3, 10));
+        c.process_number = format!("P{k}").into();
+        cs.push(c);
+    }
+    assert!(run(cs, 1.0).is_empty());
+}
+
+#[test]
+fn a_day_formalising_the_power_and_water_of_every_unit_is_not_a_burst() {
+    let mut cs = organ(0, |k| format!("P{k}"));
+    for k in 0..15 {
+        let object =
+            if k % 2 == 0 { "FORNECIMENTO DE ENERGIA ELÉTRICA" } else { "FORNECIMENTO DE ÁGUA POTÁVEL E ESGOTO" };
+        let mut c = contract(&format!("u{k}"), object, &format!("{k:0>14}"), "26000", 50_000.0, (2024, 4, 10));
+        c.process_number = format!("U{k}").into();
+        cs.push(c);
+    }
+    assert!(run(cs, 1.0).is_empty());
 }

@@ -23,7 +23,7 @@ fn organ(per_month: usize, extra: usize) -> Vec<Contract> {
             }
         }
     }
-    cs.extend((0..extra).map(|k| contract(&format!("x{k}"), "LIMPEZA", "S9", "26000", 100.0, (2024, 6, 15))));
+    cs.extend((0..extra).map(|k| contract(&format!("x{k}"), "LIMPEZA", "S9", "26000", 100.0, (2024, 9, 15))));
     cs
 }
 
@@ -37,11 +37,11 @@ fn a_month_with_six_times_the_usual_contracts_is_a_spike_naming_them() {
     // The 25 extra contracts were all signed on one day: a daily burst as well.
     let daily: Vec<_> = found.iter().filter(|a| a.technical_details["grain"] == "day").collect();
     assert_eq!(daily.len(), 1, "{daily:?}");
-    assert_eq!(daily[0].technical_details["date"], "2024-06-15");
+    assert_eq!(daily[0].technical_details["date"], "2024-09-15");
     let found: Vec<_> = found.iter().filter(|a| a.technical_details["grain"] == "month").collect();
     assert_eq!(found.len(), 1, "{found:?}");
     let a = found[0];
-    assert_eq!(a.id, "spending_spike-26000-2024-06");
+    assert_eq!(a.id, "spending_spike-26000-2024-09");
     assert_eq!(a.kind, AnomalyType::TemporalAnomaly);
     assert_eq!(a.affected_entities.primary.id, "26000");
     assert_eq!(a.record_ids().filter(|id| id.starts_with('x')).count(), 25);
@@ -56,9 +56,9 @@ fn a_month_with_six_times_the_usual_contracts_is_a_spike_naming_them() {
 fn steady_months_and_a_single_large_contract_are_not_spikes() {
     assert!(run(organ(5, 0), &DetectionParams::default()).is_empty());
     let mut one_big = organ(5, 0);
-    one_big.push(contract("big", "LIMPEZA", "S1", "26000", 100_000.0, (2024, 6, 20)));
+    one_big.push(contract("big", "LIMPEZA", "S1", "26000", 100_000.0, (2024, 9, 20)));
     let literal = DetectionParams { sensitivity: 1.0, ..DetectionParams::default() };
-    assert!(run(one_big, &literal).iter().all(|a| !a.id.ends_with("2024-06")) || MIN_SPIKE_COUNT <= 6);
+    assert!(run(one_big, &literal).iter().all(|a| !a.id.ends_with("2024-09")) || MIN_SPIKE_COUNT <= 6);
     // Too few contracts a month: not judged at all.
     assert!(run(organ(1, 10), &DetectionParams::default()).is_empty());
 }
@@ -69,4 +69,34 @@ fn a_cancelled_spike_search_stops() {
     cancel.cancel();
     let ds = Dataset::from_contracts(organ(5, 25));
     assert_eq!(SpendingSpike.run(&ds, &DetectionParams::default(), &cancel), Err(AnalysisError::Cancelled));
+}
+
+/// [`organ`] with the `extra` contracts on `day` instead.
+fn organ_with_extra_on(extra: usize, day: (i32, u32, u32)) -> Vec<Contract> {
+    let mut cs = organ(5, 0);
+    cs.extend((0..extra).map(|k| contract(&format!("x{k}"), "LIMPEZA", "S9", "26000", 100.0, day)));
+    cs
+}
+
+fn monthly_grain(found: &[Anomaly]) -> Vec<&Anomaly> {
+    found.iter().filter(|a| a.technical_details["grain"] == "month").collect()
+}
+
+#[test]
+fn a_spike_without_six_months_of_history_before_it_is_not_judged() {
+    // March 2024 is the third month of the data: too little history to call it unusual.
+    let found = run(organ_with_extra_on(25, (2024, 3, 15)), &DetectionParams::default());
+    assert!(monthly_grain(&found).is_empty(), "{found:?}");
+    // The same spike in the first month of the data is not judged at either grain.
+    assert!(run(organ_with_extra_on(25, (2024, 1, 15)), &DetectionParams::default()).is_empty());
+}
+
+#[test]
+fn the_last_month_of_the_data_and_december_are_not_spikes() {
+    // November 2025, one month before the data's (cut) last month: too little after it.
+    let found = run(organ_with_extra_on(25, (2025, 11, 3)), &DetectionParams::default());
+    assert!(monthly_grain(&found).is_empty(), "{found:?}");
+    // December is end_of_year's to judge, against past Decembers and peers.
+    let found = run(organ_with_extra_on(25, (2024, 12, 3)), &DetectionParams::default());
+    assert!(monthly_grain(&found).is_empty(), "{found:?}");
 }

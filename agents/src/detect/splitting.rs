@@ -8,8 +8,12 @@
 //! `compliance_rules`. Purchases are grouped by unit (UG), payee, budget element (the nature of
 //! the object) and fiscal year, with running sums in date order. A group is flagged when some
 //! run of purchases within `W` days, each between `f` times the limit and the limit, sums above
-//! the limit of its year ([`super::legal`]); the finding names every purchase of every such
-//! run of the group.
+//! the limit of the law in force on the group's first purchase ([`super::law_limits`]: Lei
+//! 8.666 before 01/04/2021, with its 2018 update, Lei 14.133 after, with its yearly decrees);
+//! the finding names every purchase of every such run of the group. A commitment whose
+//! description or payee shows a non-value ground (a lease, a public utility, a state company
+//! or public body, an emergency, an exclusive supplier: [`super::legal_grounds`]) is not a
+//! dispensa by value and is left out.
 //!
 //! Sensitivity `s`: `W` grows from 15 days (s = 0) to 30 (s = 0.7) to the whole fiscal year
 //! (365, s = 1.0) and `f` falls from 50% to 35% to 0, so at 1.0 the literal rule applies
@@ -29,10 +33,11 @@ use serde_json::json;
 use super::Detector;
 use super::common::{FxBuild, adjust_confidence, ramp, round2};
 use super::finding::{Finding, expense_ref, pattern, point, supplier};
-use super::legal;
 use super::shared::Shared;
+use super::{legal, legal_grounds};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, EntityRef};
+use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::expense::Expense;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_decimal};
@@ -158,7 +163,8 @@ impl Detector for PurchaseSplitting {
                 .filter_map(|&k| {
                     let e = &ds.expenses[k];
                     let v = e.value;
-                    (v >= fraction * limit && v <= limit).then(|| (e.date.unwrap_or(first), v, k))
+                    (v >= fraction * limit && v <= limit && !non_value_ground(e))
+                        .then(|| (e.date.unwrap_or(first), v, k))
                 })
                 .collect();
             if dated.len() < 2 {
@@ -180,6 +186,13 @@ impl Detector for PurchaseSplitting {
             })
             .collect())
     }
+}
+
+/// Whether a commitment's description or payee shows a non-value ground (read only for the
+/// commitments of groups that could be split, the costlier step last).
+fn non_value_ground(e: &Expense) -> bool {
+    let public = document_kind(&e.payee.document) == DocumentKind::UgCode;
+    legal_grounds::inferred_ground(&e.observation, &e.payee.name, public).is_some()
 }
 
 #[allow(clippy::too_many_arguments)]

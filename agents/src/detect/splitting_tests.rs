@@ -69,3 +69,31 @@ fn the_window_and_fraction_move_monotonically_with_sensitivity() {
     assert!(window_days(0.2) < window_days(0.5) && min_fraction(0.2) > min_fraction(0.9));
     assert_eq!(min_fraction(1.0), 0.0);
 }
+
+#[test]
+fn monthly_rent_and_utility_commitments_are_not_split_purchases() {
+    // Real Despesas shapes: "EMPENHO PARA A LOCACAO DO IMOVEL ...", the power utility.
+    let mut v = vec![empenho("a", 0, 40_000.0, ""), empenho("b", 4, 45_000.0, ""), empenho("c", 9, 38_000.0, "")];
+    for e in &mut v {
+        e.observation = "EMPENHO PARA A LOCACAO DO IMOVEL ONDE ABRIGA AS INSTALACOES DA DELEGACIA".into();
+    }
+    assert!(run(v.clone(), 1.0).is_empty());
+    for e in &mut v {
+        e.observation = arcstr::ArcStr::new();
+        e.payee.name = "COMPANHIA ENERGETICA DE X".into();
+    }
+    assert!(run(v, 1.0).is_empty());
+}
+
+#[test]
+fn purchases_before_the_new_law_are_held_to_the_lei_8666_limit_of_their_date() {
+    // Four of R$ 9.000 in two weeks of 2020: far under Lei 14.133's R$ 50.000, above Lei
+    // 8.666's R$ 17.600.
+    let mut v: Vec<Expense> = (0..4).map(|k| empenho(&k.to_string(), 4 * k, 9_000.0, "")).collect();
+    for e in &mut v {
+        e.date = e.date.map(|d| d.with_year(2020).unwrap());
+    }
+    let found = run(v, 0.7);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].technical_details["threshold"], serde_json::json!(17_600.0));
+}

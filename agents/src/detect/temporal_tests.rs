@@ -1,34 +1,34 @@
-//! Tests of the end-of-year detector.
+//! Tests of the end-of-year detector, on organs whose Decembers are compared with their own
+//! past Decembers and with their peers' of the same year.
 
 use super::*;
-use crate::demo::{DemoSpec, generate};
 use crate::model::contract::Contract;
-use crate::testutil::{contract, recall};
+use crate::testutil::contract;
 
-fn year(december: usize, december_value: f64) -> Vec<Contract> {
-    let mut cs: Vec<Contract> = (0..33)
-        .map(|k| {
-            contract(
-                &format!("m{k}"),
-                "LIMPEZA",
-                &format!("{}", k % 6),
-                "26000",
-                100.0,
-                (2024, 1 + (k % 11) as u32, 10),
-            )
-        })
-        .collect();
+/// One year of an organ: 3 contracts of R$ 100 in each month from January to November
+/// (signed on the 1st, 14th and 28th), and `december` contracts of `value` each in December
+/// (from the 1st to the 31st, so the data runs to the year's end).
+fn year(organ: &str, y: i32, december: usize, value: f64) -> Vec<Contract> {
+    let mut cs = Vec::new();
+    for m in 1..=11u32 {
+        for (k, day) in [1u32, 14, 28].into_iter().enumerate() {
+            cs.push(contract(&format!("{organ}-{y}-{m}-{k}"), "LIMPEZA", &format!("S{k}"), organ, 100.0, (y, m, day)));
+        }
+    }
     for k in 0..december {
-        cs.push(contract(
-            &format!("d{k}"),
-            "LIMPEZA",
-            &format!("{}", k % 6),
-            "26000",
-            december_value,
-            (2024, 12, 1 + k as u32 % 28),
-        ));
+        let day = if december == 1 { 15 } else { 1 + (k * 30 / (december - 1)) as u32 };
+        cs.push(contract(&format!("{organ}-{y}-d{k}"), "LIMPEZA", &format!("S{}", k % 6), organ, value, (y, 12, day)));
     }
     cs
+}
+
+/// Three peer organs with an ordinary December (5 contracts of R$ 100) in 2023 and 2024.
+fn peers() -> Vec<Contract> {
+    ["30000", "36000", "25000"]
+        .iter()
+        .flat_map(|o| [year(o, 2023, 5, 100.0), year(o, 2024, 5, 100.0)])
+        .flatten()
+        .collect()
 }
 
 fn run(cs: Vec<Contract>) -> Vec<Anomaly> {
@@ -36,43 +36,67 @@ fn run(cs: Vec<Contract>) -> Vec<Anomaly> {
 }
 
 #[test]
-fn an_organ_year_with_most_contracts_in_december_is_flagged_with_its_monthly_series() {
-    let found = run(year(20, 150.0));
-    assert_eq!(found.len(), 1);
+fn a_december_far_above_its_own_past_and_its_peers_is_flagged_with_the_contracts_of_the_excess() {
+    let mut cs = peers();
+    cs.extend(year("26000", 2023, 5, 100.0));
+    cs.extend(year("26000", 2024, 20, 150.0));
+    let found = run(cs);
+    assert_eq!(found.len(), 1, "{found:?}");
     let a = &found[0];
     assert_eq!(a.id, "end_of_year-26000-2024");
     assert_eq!(a.kind, AnomalyType::TemporalAnomaly);
-    assert_eq!(a.affected_entities.primary.kind, "organ");
     assert_eq!(a.affected_entities.primary.id, "26000");
-    assert_eq!(a.affected_entities.related.len(), 20);
-    assert!(a.affected_entities.related.iter().all(|e| e.kind == "contract" && e.id.starts_with('d')));
+    let share = 3000.0 / 6300.0;
+    let usual = 500.0 / 3800.0;
+    assert!((a.technical_details["december_share"].as_f64().unwrap() - share).abs() < 1e-4);
+    assert!((a.technical_details["own_usual_share"].as_f64().unwrap() - usual).abs() < 1e-4);
+    assert!((a.technical_details["peer_usual_share"].as_f64().unwrap() - usual).abs() < 1e-4);
+    assert_eq!(a.technical_details["peers"], 3);
+    assert_eq!(a.technical_details["own_past_decembers"], 1);
+    // The excess over the usual share, and the December contracts that make it up.
+    let excess = (3000.0 - usual * 6300.0) / (1.0 - usual);
+    assert!((a.value_at_stake() - excess).abs() < 1.0, "{}", a.value_at_stake());
+    let named = a.affected_entities.related.len();
+    assert!(named * 150 >= excess as usize && (named - 1) * 150 < excess as usize, "{named}");
+    assert!(a.affected_entities.related.iter().all(|e| e.kind == "contract" && e.id.contains("-d")));
     assert_eq!(a.evidence.data_points.len(), 12);
-    assert_eq!(a.evidence.data_points[11].value, 3000.0);
-    assert_eq!(a.evidence.data_points[11].timestamp.as_deref(), Some("2024-12"));
-    assert!(a.technical_details["p_value"].as_f64().unwrap() < ALPHA);
-    assert!((a.technical_details["december_share"].as_f64().unwrap() - 3000.0 / 6300.0).abs() < 1e-4);
     assert!(a.confidence >= 0.8);
 }
 
 #[test]
+fn a_large_december_everywhere_is_the_budget_cycle_not_a_rush() {
+    let cs: Vec<Contract> = ["26000", "30000", "36000", "25000"]
+        .iter()
+        .flat_map(|o| [year(o, 2023, 20, 150.0), year(o, 2024, 20, 150.0)])
+        .flatten()
+        .collect();
+    assert!(run(cs).is_empty());
+}
+
+#[test]
+fn a_december_large_for_its_peers_but_usual_for_the_organ_is_not_flagged() {
+    let mut cs = peers();
+    cs.extend(year("26000", 2023, 20, 150.0));
+    cs.extend(year("26000", 2024, 20, 150.0));
+    assert!(run(cs).is_empty());
+}
+
+#[test]
+fn without_past_decembers_or_without_peers_there_is_no_finding() {
+    // No past December: one year of data.
+    let mut one_year: Vec<Contract> = peers().into_iter().filter(|c| c.id.contains("2024")).collect();
+    one_year.extend(year("26000", 2024, 20, 150.0));
+    assert!(run(one_year).is_empty());
+    // No peers: one organ.
+    let mut alone = year("26000", 2023, 5, 100.0);
+    alone.extend(year("26000", 2024, 20, 150.0));
+    assert!(run(alone).is_empty());
+}
+
+#[test]
 fn one_large_december_contract_is_not_a_rush() {
-    assert!(run(year(1, 3000.0)).is_empty());
-}
-
-#[test]
-fn a_normal_december_is_not_flagged_and_tiny_years_are_not_judged() {
-    assert!(run(year(3, 100.0)).is_empty());
-    let tiny: Vec<Contract> =
-        (0..6).map(|k| contract(&k.to_string(), "X", "1", "26000", 10.0, (2024, 12, 1))).collect();
-    assert!(run(tiny).is_empty());
-}
-
-#[test]
-fn end_of_year_detector_finds_the_planted_rush_of_the_demo_data() {
-    let data = generate(&DemoSpec { seed: 7, contracts: 5000, ..DemoSpec::default() });
-    let found = EndOfYear.run(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
-    let (r, n, missed) = recall(&data, &found, NAME);
-    assert!(n >= 1);
-    assert!(r >= 0.9, "recall {r}, missed {missed:?}");
-    assert_eq!(found.len(), n);
+    let mut cs = peers();
+    cs.extend(year("26000", 2023, 5, 100.0));
+    cs.extend(year("26000", 2024, 1, 3000.0));
+    assert!(run(cs).is_empty());
 }

@@ -47,7 +47,10 @@ pub struct Amendment {
     pub kinds: Vec<AmendmentKind>,
     /// Signing date (Contratos.gov.br) or publication date (the Portal's file has only that).
     pub signed_on: Option<NaiveDate>,
-    /// The contract's global value after this amendment, when the source gives it.
+    /// The contract's global value after this amendment, when the source gives it:
+    /// Contratos.gov.br's `novo_valor_global` (apostilamentos) or, for a termo aditivo, the
+    /// `valor_global` the term records, which for a prorrogação is the value of the contract
+    /// with its new period (not a cumulative total). The Portal's files give none.
     pub new_global_value: Option<f64>,
     /// The end of vigência after this amendment, when the source gives it.
     pub new_valid_until: Option<NaiveDate>,
@@ -110,12 +113,43 @@ const NEGATIONS: &[&str] = &["sem", "nao", "nem", "vedado", "vedada"];
 /// "sem ônus ou acréscimo de valor").
 const NEGATION_REACH: usize = 3;
 
+/// Stems of the words that say a term changes quantities ("readequar o quantitativo",
+/// "inclusão de postos", "redução"): what lets a bare change of value, under a qualification
+/// "ACRÉSCIMO / SUPRESSÃO", count as an addition or a suppression.
+const QUANTITATIVE: &[&str] = &["quantitativ", "readequ", "inclu", "aument", "amplia", "reduz", "exclu", "diminu"];
+
+/// How many leading words may hold the verb of a retification ("Objetivo: RETIFICAR ...",
+/// "O PRESENTE TERMO TEM POR OBJETO RETIFICAR ...").
+const RETIFICATION_REACH: usize = 12;
+
+/// Whether the text is a retification of an earlier publication or term: it quotes what it
+/// corrects ("onde se lê ... leia-se ..."), so its words are not what it does. The verb must
+/// open the text, before any word that names a kind ("ACRÉSCIMO DE 10% E RETIFICAÇÃO DA
+/// CLÁUSULA" is an addition).
+fn is_retification(words: &[String]) -> bool {
+    for w in words.iter().take(RETIFICATION_REACH) {
+        if w.starts_with("retific") {
+            return true;
+        }
+        if STEMS.iter().any(|(stem, _)| w.starts_with(stem)) {
+            return false;
+        }
+    }
+    false
+}
+
 /// The kinds an amendment's free text names (`Objeto` of the Portal's TermoAditivo,
 /// `observacao` of a Contratos.gov.br history entry), sorted and without repeats; empty when
 /// the text names none. Accents and case are folded, stems match at word starts, and a stem
 /// right after "sem" / "não" is not counted ("prorrogação sem reajuste" is an extension only).
+/// A retification is [`AmendmentKind::Other`] whatever it quotes. A text may name an addition
+/// beside a repactuação or reajuste ("repactuação ... que representa um acréscimo de R$ ..."):
+/// both kinds are kept, and such a term's growth is not surely a quantitative addition.
 pub fn kinds_from_text(text: &str) -> Vec<AmendmentKind> {
     let words = crate::text::words(text);
+    if is_retification(&words) {
+        return vec![AmendmentKind::Other];
+    }
     let mut kinds = Vec::new();
     for (k, w) in words.iter().enumerate() {
         let negated = words[k.saturating_sub(NEGATION_REACH)..k].iter().any(|p| NEGATIONS.contains(&p.as_str()));
@@ -151,6 +185,12 @@ pub fn apostille_kinds(text: &str) -> Vec<AmendmentKind> {
     if kinds.is_empty() { vec![AmendmentKind::Other] } else { kinds }
 }
 
+/// Whether a text speaks of changing quantities (see [`QUANTITATIVE`]), retifications aside.
+fn says_quantities(text: &str) -> bool {
+    let words = crate::text::words(text);
+    !is_retification(&words) && words.iter().any(|w| QUANTITATIVE.iter().any(|q| w.starts_with(q)))
+}
+
 /// The kinds of a Contratos.gov.br history entry from its `qualificacao_termo` descriptions,
 /// its free text and the change of the global value it made (`value_change`, new minus
 /// previous global value, when both are known).
@@ -160,10 +200,16 @@ pub fn apostille_kinds(text: &str) -> Vec<AmendmentKind> {
 /// when the change comes from a prorrogação's new period or a reajuste, so it is resolved: the
 /// text's own acréscimo / supressão words decide first; failing those, a value change that an
 /// extension, readjustment or repactuação of the same entry explains is theirs, not an
-/// addition; otherwise the sign of the value change decides, and with no change known the
-/// entry's direction stays unknown (neither kind).
+/// addition; otherwise, when the text speaks of quantities ("readequar o quantitativo",
+/// "inclusão de postos"), the sign of the value change decides. With no change known, or a
+/// text that speaks of something else (a change of address, of payment terms), the entry's
+/// direction stays unknown (neither kind). A retification is informative only.
 pub fn kinds_from_qualification(descriptions: &[&str], text: &str, value_change: Option<f64>) -> Vec<AmendmentKind> {
     let from_text = kinds_from_text(text);
+    if from_text == [AmendmentKind::Other] {
+        // A retification: the qualification was copied from the term it corrects.
+        return from_text;
+    }
     let mut kinds = Vec::new();
     let mut quantitative = false;
     for d in descriptions {
@@ -188,7 +234,7 @@ pub fn kinds_from_qualification(descriptions: &[&str], text: &str, value_change:
             .collect();
         if !said.is_empty() {
             kinds.extend(said);
-        } else if !kinds.iter().any(|k| explaining.contains(k)) {
+        } else if !kinds.iter().any(|k| explaining.contains(k)) && says_quantities(text) {
             match value_change {
                 Some(d) if d > 0.0 => kinds.push(AmendmentKind::Addition),
                 Some(d) if d < 0.0 => kinds.push(AmendmentKind::Suppression),

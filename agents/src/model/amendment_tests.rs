@@ -101,3 +101,22 @@ fn an_informative_term_is_other_and_other_gives_way_to_real_kinds() {
     assert_eq!(kinds_from_qualification(&["INFORMATIVO"], text, None), vec![Rebalance]);
     assert_eq!(kinds_from_qualification(&["FORNECEDOR", "INFORMATIVO"], "", None), vec![SupplierChange]);
 }
+
+#[test]
+fn a_retification_is_informative_whatever_it_quotes() {
+    let text = "RETIFICAR PUBLICAÇÃO DO EXTRATO DO 2º TERMO ADITIVO AO CONTRATO 67/2019. ONDE SE LÊ: ACRÉSCIMO DE \
+                25%, LEIA-SE: ACRÉSCIMO DE 20%";
+    assert_eq!(kinds_from_text(text), vec![Other]);
+    assert_eq!(kinds_from_qualification(&["ACRÉSCIMO / SUPRESSÃO", "FORNECEDOR"], text, Some(1000.0)), vec![Other]);
+    assert_eq!(kinds_from_text("ACRÉSCIMO DE 10% E RETIFICAÇÃO DA CLÁUSULA SEGUNDA"), vec![Addition]);
+}
+
+#[test]
+fn a_value_change_counts_as_an_addition_only_when_the_text_speaks_of_quantities() {
+    // DPU: a lease whose payment terms change, ticked ACRÉSCIMO / SUPRESSÃO, value up.
+    let text = "ALTERAR A FORMA DE PAGAMENTO DOS VALORES LOCATÍCIOS DISCRIMINADOS NO ANEXO I, EM RAZÃO DO FALECIMENTO \
+                DO COPROPRIETÁRIO DO IMÓVEL";
+    assert_eq!(kinds_from_qualification(&["ACRÉSCIMO / SUPRESSÃO"], text, Some(50_000.0)), vec![]);
+    let quantities = "I. READEQUAR O QUANTITATIVO DE DIÁRIAS CONTRATADAS, DE MODO QUE CADA UNIDADE POSSUA 36 DIÁRIAS";
+    assert_eq!(kinds_from_qualification(&["ACRÉSCIMO / SUPRESSÃO"], quantities, Some(50_000.0)), vec![Addition]);
+}

@@ -11,8 +11,13 @@
 //! `cpfCnpjParticipante`, `codigoParticipante`, `cnpjFormatado`, `cpfFormatado` for the
 //! document; `nome` for the name; `valor`, `valorOferta` for the bid; `flagVencedor`,
 //! `indicadorVencedor` for the winner flag.
+//!
+//! Auctions that publish their open phase (Comprasnet pregões, read by [`super::lances`]) also
+//! carry the agency's reference price (`valorReferencia`) and every lance (`lances`:
+//! `{"cnpjParticipante": ..., "valor": 1234.5, "dataHora": "2006-01-27T13:09:30"}`); both
+//! are optional and absent from the Portal's `/licitacoes`.
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 
 use super::intern::{ArcStr, Interner};
@@ -33,8 +38,19 @@ pub struct Bid {
     pub winner: bool,
 }
 
-/// One bidding process.
+/// One lance of an auction's open phase: a bidder lowering its offer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lance {
+    /// The bidder's document (CNPJ as 14 digits).
+    pub bidder: ArcStr,
+    /// The offered value in R$.
+    pub value: f64,
+    /// When it was placed, as the source records it (no time zone), when published.
+    pub at: Option<NaiveDateTime>,
+}
+
+/// One bidding process (the default is an empty one, for building records field by field).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bidding {
     /// Upstream `id`, as a string.
     pub id: ArcStr,
@@ -64,8 +80,15 @@ pub struct Bidding {
     pub uf: ArcStr,
     /// `municipio.nomeIBGE`.
     pub municipality: ArcStr,
-    /// The bids (`participantes`, see the module doc).
+    /// The bids (`participantes`, see the module doc); in an auction with lances, each
+    /// bidder's lowest lance.
     pub participants: Vec<Bid>,
+    /// The agency's reference price (valor estimado) of what is bought, when published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_price: Option<f64>,
+    /// Every lance of the open phase in time order, when the source publishes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lances: Vec<Lance>,
 }
 
 impl Bidding {
@@ -79,6 +102,9 @@ impl Bidding {
         }
         for bid in &mut self.participants {
             bid.bidder.share_text(interner);
+        }
+        for lance in &mut self.lances {
+            interner.share(&mut lance.bidder);
         }
     }
     /// The winning bid, if one is flagged.
@@ -160,7 +186,10 @@ pub fn bidding_from_upstream(index: usize, v: &Value) -> Result<Bidding, RecordE
         let name = p.text_any(&["p.nomeParticipante", "p.nome", "p.razaoSocial"]);
         participants.push(Bid { bidder: Party { name: name.into(), document: doc.into() }, value, winner });
     }
+    let lances = lances_from_upstream(index, &r)?;
     Ok(Bidding {
+        reference_price: r.money("valorReferencia")?,
+        lances,
         number: r.text("licitacao.numero").into(),
         object: r.text("licitacao.objeto").into(),
         process_number: r.text("licitacao.numeroProcesso").into(),
@@ -179,6 +208,33 @@ pub fn bidding_from_upstream(index: usize, v: &Value) -> Result<Bidding, RecordE
     })
 }
 
+/// The optional `lances` of a LicitacaoDTO (see the module doc), in time order.
+fn lances_from_upstream(index: usize, r: &Reader<'_>) -> Result<Vec<Lance>, RecordError> {
+    let Some(rows) = r.get("lances") else { return Ok(Vec::new()) };
+    let rows = rows.as_array().ok_or_else(|| r.err("lances", "not an array".into()))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (k, row) in rows.iter().enumerate() {
+        let wrapped = json!({"id": r.id(), "l": row});
+        let l = Reader::new(index, &wrapped, "id")?;
+        let at = |f: &str| format!("lances[{k}].{f}");
+        let bidder = l.document(&["l.cnpjParticipante"]).map_err(|e| r.err(&at("cnpjParticipante"), e.message))?;
+        let value = l.money("l.valor").map_err(|e| r.err(&at("valor"), e.message))?;
+        let Some(value) = value else { return Err(r.err(&at("valor"), "missing".into())) };
+        let when = l.text("l.dataHora");
+        let at_time = if when.is_empty() {
+            None
+        } else {
+            Some(
+                NaiveDateTime::parse_from_str(&when, "%Y-%m-%dT%H:%M:%S")
+                    .map_err(|e| r.err(&at("dataHora"), format!("{when:?}: {e}")))?,
+            )
+        };
+        out.push(Lance { bidder: bidder.into(), value, at: at_time });
+    }
+    out.sort_by_key(|l| l.at);
+    Ok(out)
+}
+
 /// The bidding in the upstream LicitacaoDTO shape with `participantes` (the inverse of
 /// [`bidding_from_upstream`]). The UF is written with the real data's swap (`sigla` holds the
 /// state name position, here the abbreviation in `nome`).
@@ -195,7 +251,7 @@ pub fn bidding_to_upstream(b: &Bidding) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut v = json!({
         "id": id_value(&b.id),
         "licitacao": {"numero": b.number, "objeto": b.object, "numeroProcesso": b.process_number, "contatoResponsavel": ""},
         "dataResultadoCompra": date_value(b.result_on),
@@ -210,7 +266,21 @@ pub fn bidding_to_upstream(b: &Bidding) -> Value {
             "uf": {"sigla": "", "nome": b.uf}},
         "unidadeGestora": unit_value(&b.unit, &b.organ),
         "participantes": participants,
-    })
+    });
+    if let Some(reference) = b.reference_price {
+        v["valorReferencia"] = json!(reference);
+    }
+    if !b.lances.is_empty() {
+        v["lances"] = b
+            .lances
+            .iter()
+            .map(|l| {
+                json!({"cnpjParticipante": format_document(&l.bidder), "valor": l.value,
+                    "dataHora": l.at.map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string())})
+            })
+            .collect();
+    }
+    v
 }
 
 #[cfg(test)]
@@ -246,6 +316,22 @@ mod tests {
         assert_eq!(b.participants[0].value, Some(10_500.0));
         assert_eq!(b.participants[1].bidder.name, "B LTDA");
         assert_eq!(bidding_from_upstream(0, &bidding_to_upstream(&b)).unwrap(), b);
+    }
+
+    #[test]
+    fn an_auction_with_reference_price_and_lances_round_trips() {
+        let mut v = record();
+        v["valorReferencia"] = json!("12.000,00");
+        v["lances"] = json!([
+            {"cnpjParticipante": "11222333000181", "valor": 11000, "dataHora": "2024-04-02T10:00:05"},
+            {"cnpjParticipante": "00.000.000/0001-91", "valor": "10.500,00", "dataHora": "2024-04-02T10:00:01"}
+        ]);
+        let b = bidding_from_upstream(0, &v).unwrap();
+        assert_eq!(b.reference_price, Some(12_000.0));
+        assert_eq!(b.lances[0].bidder, "00000000000191");
+        assert_eq!(bidding_from_upstream(0, &bidding_to_upstream(&b)).unwrap(), b);
+        v["lances"][0]["dataHora"] = json!("ontem");
+        assert_eq!(bidding_from_upstream(0, &v).unwrap_err().field, "lances[0].dataHora");
     }
 
     #[test]

@@ -1,4 +1,8 @@
-//! CNPJ (company registry number) helpers: digits, check digits, validation and formatting.
+//! CNPJ (company registry number) helpers: digits, check digits, validation and formatting;
+//! and what kind of document a supplier's id is ([`DocumentKind`]): a CNPJ, a CPF (also when
+//! the Portal writes it zero-padded to 14 digits, or masked as `***.123.456-**`), a UG code of
+//! a public body (Contratos.gov.br fornecedor tipo "UG"), a foreign or generic id, the secret
+//! code `-11`, or nothing.
 
 /// Only the ASCII digits of `s` (`"12.345.678/0001-95"` -> `"12345678000195"`).
 pub fn digits_only(s: &str) -> String {
@@ -67,9 +71,100 @@ pub fn cnpj_from_parts(root: u32, branch: u16) -> String {
     out
 }
 
+/// What a supplier's document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// A CNPJ with valid check digits.
+    Cnpj,
+    /// A CPF with valid check digits, as 11 digits or zero-padded to 14.
+    Cpf,
+    /// A CPF masked by the Portal (`***.123.456-**`): valid as published.
+    MaskedCpf,
+    /// 14 digits that are neither a valid CNPJ nor a zero-padded valid CPF.
+    InvalidCnpj,
+    /// 11 digits with wrong CPF check digits.
+    InvalidCpf,
+    /// A 6-digit UG code (a public body of SIAFI).
+    UgCode,
+    /// Anything else: foreign ids (`EX...`, `ESTRANGEIRO_...`), generic ids, the secret-contract
+    /// code `-11`.
+    Other,
+    /// No document.
+    Empty,
+}
+
+impl DocumentKind {
+    /// Whether the document is a well-formed id whose check digits fail.
+    pub fn is_invalid(self) -> bool {
+        matches!(self, DocumentKind::InvalidCnpj | DocumentKind::InvalidCpf)
+    }
+}
+
+/// CPF check digits (weights 10..2 and 11..2, `11 - sum mod 11`, 0 when that is 10 or 11) of
+/// 11 digits; a repeated digit is invalid.
+pub fn cpf_is_valid(doc: &str) -> bool {
+    let d: Vec<u32> = doc.bytes().filter(u8::is_ascii_digit).map(|b| u32::from(b - b'0')).collect();
+    if d.len() != 11 || d.iter().all(|x| *x == d[0]) {
+        return false;
+    }
+    let check = |len: usize| {
+        let s: u32 = d[..len].iter().enumerate().map(|(i, x)| x * (len as u32 + 1 - i as u32)).sum();
+        let r = 11 - s % 11;
+        if r >= 10 { 0 } else { r }
+    };
+    check(9) == d[9] && check(10) == d[10]
+}
+
+/// The kind of a supplier's document as the sources write it (see the module doc).
+pub fn document_kind(doc: &str) -> DocumentKind {
+    let doc = doc.trim();
+    if doc.is_empty() {
+        return DocumentKind::Empty;
+    }
+    if doc.contains('*') {
+        let digits = doc.bytes().filter(u8::is_ascii_digit).count();
+        return if (3..=11).contains(&digits) { DocumentKind::MaskedCpf } else { DocumentKind::Other };
+    }
+    let plain = doc.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'/' | b'-'));
+    if !plain || doc.starts_with('-') {
+        return DocumentKind::Other;
+    }
+    let digits = digits_only(doc);
+    match digits.len() {
+        14 if cnpj_is_valid(&digits) => DocumentKind::Cnpj,
+        // The Portal writes an individual's CPF zero-padded to 14 digits.
+        14 if digits.starts_with("000") && cpf_is_valid(&digits[3..]) => DocumentKind::Cpf,
+        14 => DocumentKind::InvalidCnpj,
+        11 if cpf_is_valid(&digits) => DocumentKind::Cpf,
+        11 => DocumentKind::InvalidCpf,
+        6 if digits == doc => DocumentKind::UgCode,
+        _ => DocumentKind::Other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_are_told_apart_by_kind() {
+        use DocumentKind::*;
+        assert_eq!(document_kind("00000000000191"), Cnpj);
+        assert_eq!(document_kind("00.000.000/0001-91"), Cnpj);
+        assert_eq!(document_kind("52998224725"), Cpf);
+        assert_eq!(document_kind("529.982.247-25"), Cpf);
+        // An individual's CPF zero-padded to 14 digits, as the Portal's Compras file writes it.
+        assert_eq!(document_kind("00052998224725"), Cpf);
+        assert_eq!(document_kind("***.982.247-**"), MaskedCpf);
+        assert_eq!(document_kind("12345678000100"), InvalidCnpj);
+        assert_eq!(document_kind("52998224724"), InvalidCpf);
+        assert_eq!(document_kind("806030"), UgCode);
+        assert_eq!(document_kind("-11"), Other);
+        assert_eq!(document_kind("EX1234567"), Other);
+        assert_eq!(document_kind("ESTRANGEIRO_US_ARMY_CORPS_OF_ENGINEERS"), Other);
+        assert_eq!(document_kind("  "), Empty);
+        assert!(InvalidCnpj.is_invalid() && !Cpf.is_invalid() && !UgCode.is_invalid());
+    }
 
     #[test]
     fn a_known_valid_cnpj_passes_and_a_changed_digit_fails() {

@@ -34,10 +34,39 @@ fn first_keyed_entry(v: &Value) -> Option<&serde_json::Map<String, Value>> {
     o.values().filter_map(Value::as_array).find_map(|a| a.first()).and_then(Value::as_object)
 }
 
-/// Whether a JSON document is a set of contract histories: an object keyed by contract id
-/// whose arrays hold entries with `contrato_id` and `novo_valor_global`.
+/// Whether an object is a history entry (`contrato_id` and `novo_valor_global`).
+fn is_history_entry(e: &serde_json::Map<String, Value>) -> bool {
+    e.contains_key("contrato_id") && e.contains_key("novo_valor_global")
+}
+
+/// Whether a JSON document holds contract histories: an object keyed by contract id whose
+/// arrays hold history entries, or one list of entries as `/api/contrato/{id}/historico`
+/// returns it.
 pub fn is_histories(v: &Value) -> bool {
-    first_keyed_entry(v).is_some_and(|e| e.contains_key("contrato_id") && e.contains_key("novo_valor_global"))
+    let listed = v.as_array().and_then(|a| a.first()).and_then(Value::as_object);
+    first_keyed_entry(v).or(listed).is_some_and(is_history_entry)
+}
+
+/// The histories of a document [`is_histories`] accepts, per contract id (the key of the
+/// keyed form, each entry's `contrato_id` in a list), in order of first appearance.
+pub fn histories_by_contract(v: Value) -> Vec<(String, Vec<Value>)> {
+    match v {
+        Value::Object(o) => o.into_iter().map(|(id, e)| (id, e.as_array().cloned().unwrap_or_default())).collect(),
+        Value::Array(entries) => {
+            let mut out: Vec<(String, Vec<Value>)> = Vec::new();
+            let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+            for e in entries {
+                let id = e.get("contrato_id").and_then(|i| super::fields::id_text(i).ok()).unwrap_or_default();
+                let k = *at.entry(id.clone()).or_insert_with(|| {
+                    out.push((id, Vec::new()));
+                    out.len() - 1
+                });
+                out[k].1.push(e);
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Whether a JSON document is the empenhos of contracts keyed by contract id (entries with

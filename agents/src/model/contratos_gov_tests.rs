@@ -103,3 +103,14 @@ fn a_bad_history_entry_names_its_field() {
     let e = amendments_from_history(&bad, 0.0).unwrap_err();
     assert_eq!((e.id.as_deref(), e.field.as_str()), (Some("3"), "data_assinatura"));
 }
+
+#[test]
+fn one_contracts_history_as_the_api_lists_it_is_a_history_too() {
+    let list = Value::Array(dpu_history());
+    assert!(is_histories(&list));
+    let by = histories_by_contract(list);
+    assert_eq!(by.len(), 1);
+    assert_eq!((by[0].0.as_str(), by[0].1.len()), ("5639", 4));
+    let keyed = histories_by_contract(json!({"5639": dpu_history()}));
+    assert_eq!((keyed[0].0.as_str(), keyed[0].1.len()), ("5639", 4));
+}

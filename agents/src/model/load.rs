@@ -6,6 +6,10 @@
 //! - Contratos.gov.br contracts (`contratos.json`) and their histories (`historicos.json`),
 //!   joined into [`Contract::amendments`] (see [`super::contratos_gov`]);
 //! - PNCP `/api/consulta/v1/contratos` pages (see [`super::pncp`]);
+//! - the Portal's daily "Despesas" download: its empenhos as expenses (see
+//!   [`super::portal_despesas`]);
+//! - Comprasnet pregão lances (`,`-separated, one row per lance), one bidding per item (see
+//!   [`super::lances`]);
 //! - the Portal API's JSON of every record kind (`/contratos`, `/licitacoes`, ...) as
 //!   [`records_from_text`] reads it: a JSON array, NDJSON, or an object keyed by kind.
 //!
@@ -22,10 +26,12 @@ use serde_json::Value;
 use super::contract::Contract;
 use super::contratos_gov;
 use super::dataset::Dataset;
+use super::lances;
 use super::pncp;
 use super::portal_compras::{Compras, kind_of_header, required_columns};
 use super::portal_csv::{Table, decode, header_of};
-use super::records_text::{kind_of_record, records_from_text};
+use super::portal_despesas;
+use super::records_text::{kind_of_record, records_from_text, records_from_value};
 use super::upstream::RecordError;
 
 /// Input that could not be read: which file, which record, which field, and why.
@@ -144,6 +150,30 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded, LoadError> {
     Ok(state.finish())
 }
 
+/// A reader of one table format that fills the dataset by itself (no join with other files).
+pub struct TableReader {
+    /// What the format is, for the notes of a load.
+    pub format: &'static str,
+    /// Whether a header (the column names, unquoted and trimmed) is this format's.
+    pub recognises: fn(&[String]) -> bool,
+    /// Reads the table into the dataset (checking its columns with [`Table::require`]);
+    /// returns the rows read.
+    pub read: fn(&Table, &mut Dataset) -> Result<usize, LoadError>,
+}
+
+/// The self-contained table formats, tried in order on each table's header. The Portal's
+/// Compras download is read apart, since its files join one another.
+///
+/// LANCES: helper "bids" adds the comprasnet lances CSV (real/comprasnet-lances, comma-separated,
+/// model/lances.rs) here, reading biddings with their participants into `dataset.biddings`.
+/// SANCTIONS: helper "compliance" adds the CEIS/CNEP lists (real/sancoes, model/sanction.rs)
+/// here, reading into `dataset.sanctions`.
+pub const TABLE_READERS: &[TableReader] = &[TableReader {
+    format: "Portal da Transparência Despesas download (empenhos)",
+    recognises: portal_despesas::is_empenhos,
+    read: portal_despesas::read_into,
+}];
+
 /// Extensions of the files a folder's walk reads; anything else (notes, licences) is not data.
 const DATA_EXTENSIONS: &[&str] = &["csv", "json", "ndjson", "jsonl", "txt"];
 
@@ -176,7 +206,7 @@ impl State {
             return Ok(());
         }
         let bytes = std::fs::read(path).map_err(|e| LoadError::in_file(path, format!("cannot read: {e}")))?;
-        let text = decode(&bytes);
+        let text = decode(bytes);
         let first = text.trim_start().chars().next();
         if extension == "csv" || !matches!(first, Some('[' | '{') | None) {
             self.read_table(path, &text, explicit)
@@ -193,12 +223,24 @@ impl State {
             self.note(path, "Portal da Transparência Compras download", rows);
             return Ok(());
         }
-        // LANCES: the comprasnet lances CSV (real/comprasnet-lances) is recognised here by
-        // helper "bids" (model/lances.rs): on its header, read it into `self.loaded.dataset.biddings`
-        // and `return Ok(())`.
-        // SANCTIONS: the CEIS/CNEP lists (real/sancoes) are recognised here by helper
-        // "compliance" (model/sanction.rs): on their header, read them into
-        // `self.loaded.dataset.sanctions` and `return Ok(())`.
+        if lances::is_comprasnet_lances(text) {
+            let biddings =
+                lances::biddings_from_comprasnet_csv(text).map_err(|e| LoadError::from_record(path, "", e))?;
+            self.note(path, "Comprasnet pregão lances", biddings.len());
+            self.loaded.dataset.biddings.extend(biddings);
+            return Ok(());
+        }
+        if let Some(reader) = TABLE_READERS.iter().find(|r| (r.recognises)(&header)) {
+            let table = Table::parse(path, text, &[])?;
+            let rows = (reader.read)(&table, &mut self.loaded.dataset)?;
+            self.note(path, reader.format, rows);
+            return Ok(());
+        }
+        if portal_despesas::is_companion(&header) {
+            let reason = "Despesas download companion (items, liquidações): later phases of the empenhos read";
+            self.loaded.skipped.push((path.to_path_buf(), reason.into()));
+            return Ok(());
+        }
         self.unrecognised(path, explicit, "not a recognised table (header not known)".into())
     }
 
@@ -217,10 +259,9 @@ impl State {
             self.note(path, "Contratos.gov.br contracts", list.len());
         } else if contratos_gov::is_histories(&value) {
             let mut n = 0;
-            for (id, entries) in value.as_object().into_iter().flatten() {
-                let entries = entries.as_array().cloned().unwrap_or_default();
+            for (id, entries) in contratos_gov::histories_by_contract(value) {
                 n += entries.len();
-                self.histories.push((path.to_path_buf(), id.clone(), entries));
+                self.histories.push((path.to_path_buf(), id, entries));
             }
             self.note(path, "Contratos.gov.br contract histories", n);
         } else if contratos_gov::is_commitments(&value) {
@@ -234,7 +275,9 @@ impl State {
         } else if !explicit && !first_record_known(&value) {
             self.unrecognised(path, explicit, "not a recognised JSON shape".into())?;
         } else {
-            return self.read_records(path, text);
+            let ds = records_from_value(&value).map_err(|e| LoadError::from_record(path, "", e))?;
+            self.note(path, "Portal da Transparência API records", ds.len());
+            absorb(&mut self.loaded.dataset, ds);
         }
         Ok(())
     }

@@ -137,3 +137,23 @@ fn the_real_dpu_contracts_read_with_their_histories() {
     // 273 contracts have a termo aditivo, apostilamento or rescisão; 6 of them are revenue.
     assert_eq!(with_history, 267);
 }
+
+#[test]
+fn the_other_real_sources_read_whole() {
+    let expect = [
+        ("portal-api-licitacoes", "biddings", 9),
+        ("portal-download-despesas-20250101", "expenses", 36),
+        ("pncp", "contracts", 2),
+    ];
+    for (folder, kind, n) in expect {
+        let Some(dir) = real(folder) else { continue };
+        let loaded = load_paths(&[dir]).unwrap();
+        let ds = &loaded.dataset;
+        let got = match kind {
+            "biddings" => ds.biddings.len(),
+            "expenses" => ds.expenses.len(),
+            _ => ds.contracts.len(),
+        };
+        assert_eq!((folder, got, ds.spending_len()), (folder, n, n));
+    }
+}

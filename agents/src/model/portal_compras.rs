@@ -148,6 +148,12 @@ fn amount(row: &Row<'_>, column: &str) -> Result<f64, LoadError> {
 fn contract(row: &Row<'_>) -> Result<Contract, LoadError> {
     let number = row.text("Número do Contrato");
     let ug = row.text("Código UG");
+    // The contract's id is made of both: without them no finding could name it.
+    for (column, value) in [("Número do Contrato", number), ("Código UG", ug)] {
+        if value.is_empty() {
+            return Err(row.err(column, "empty: the contract cannot be identified".into()));
+        }
+    }
     // "Sem informação" as the superior organ (seen for the Banco Central): the organ itself.
     let superior_known = !row.text("Código Órgão Superior").is_empty()
         && crate::text::fold(row.text("Nome Órgão Superior")) != "sem informacao";

@@ -85,3 +85,13 @@ fn two_contracts_sharing_a_key_get_distinct_ids_and_no_guessed_items() {
     assert_eq!(&*contracts[3].id, "155907-000012024-2");
     assert!(contracts[2].items.is_empty() && contracts[3].items.is_empty());
 }
+
+#[test]
+fn a_contract_row_without_its_number_is_an_error_naming_the_column() {
+    let text = format!(
+        "{COMPRAS_HEADER}\n\"\";\"X\";\"\";\"Pregão\";\"\";\"1\";\"O\";\"1\";\"O\";\"153978\";\"U\";\"\";\"\";\"\";\"\";\"1\";\"S\";\"1,00\";\"1,00\";\"\";\"\";\"\";\"\";\"\""
+    );
+    let (kind, t) = table(&text);
+    let e = Compras::default().read(kind, &t).err().map(|e| (e.record, e.field));
+    assert_eq!(e, Some((Some("line 2".to_string()), Some("Número do Contrato".to_string()))));
+}

@@ -1,5 +1,6 @@
-//! Reading the Portal da Transparência's download CSVs (and any other `;`-separated table a
-//! source publishes the same way): the text decoded from ISO-8859-1 unless it is valid UTF-8,
+//! Reading the Portal da Transparência's download CSVs (and the comma-separated tables other
+//! sources publish): the text decoded from ISO-8859-1 unless it is valid UTF-8, the separator
+//! read from the header line,
 //! quoted fields split by the `csv` crate, columns found by their header names, pt-BR money
 //! (`"2588,9700"`, `"1.234,56"`) and `DD/MM/YYYY` dates read per cell, and every failure a
 //! [`LoadError`] naming the file, the line and the column.
@@ -16,22 +17,30 @@ use super::upstream::{parse_date, parse_money_str};
 /// mark dropped), otherwise ISO-8859-1 as the Portal publishes. encoding_rs reads the
 /// ISO-8859-1 label as windows-1252, its superset, so the typographic quotes and dashes
 /// some rows carry decode too.
-pub fn decode(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes).0.into_owned(),
+pub fn decode(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => encoding_rs::WINDOWS_1252.decode_without_bom_handling(e.as_bytes()).0.into_owned(),
     }
 }
 
-/// The column names of a `;`-separated text's header line, unquoted and trimmed; empty when
-/// the text has no `;` in its first line (then it is not such a table).
-pub fn header_of(text: &str) -> Vec<String> {
+/// The field separator of a table's text, from its header line: `;` as the Portal publishes,
+/// else `,` (other sources' CSVs), else a tab; `None` when the first line has none of them
+/// (then the text is not a table).
+pub fn delimiter_of(text: &str) -> Option<u8> {
     let first = text.lines().next().unwrap_or("");
-    if !first.contains(';') {
-        return Vec::new();
-    }
-    let mut reader = csv::ReaderBuilder::new().delimiter(b';').has_headers(false).from_reader(first.as_bytes());
+    [b';', b',', b'\t'].into_iter().find(|d| first.as_bytes().contains(d))
+}
+
+/// The column names of a table's header line, unquoted and trimmed; empty when the text is
+/// not a table (see [`delimiter_of`]).
+pub fn header_of(text: &str) -> Vec<String> {
+    let Some(delimiter) = delimiter_of(text) else { return Vec::new() };
+    let first = text.lines().next().unwrap_or("");
+    let mut reader = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).from_reader(first.as_bytes());
     let mut record = csv::StringRecord::new();
     match reader.read_record(&mut record) {
         Ok(true) => record.iter().map(|h| h.trim().to_string()).collect(),
@@ -47,18 +56,14 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads a `;`-separated table from `text` (already decoded), requiring the `required`
-    /// columns; `path` is the file it came from, for errors.
+    /// Reads a table from `text` (already decoded; separator from [`delimiter_of`]), requiring
+    /// the `required` columns; `path` is the file it came from, for errors.
     pub fn parse(path: &Path, text: &str, required: &[&str]) -> Result<Table, LoadError> {
-        let mut reader = csv::ReaderBuilder::new().delimiter(b';').flexible(false).from_reader(text.as_bytes());
+        let delimiter = delimiter_of(text).unwrap_or(b';');
+        let mut reader = csv::ReaderBuilder::new().delimiter(delimiter).flexible(false).from_reader(text.as_bytes());
         let headers = reader.headers().map_err(|e| LoadError::in_file(path, format!("cannot read the header: {e}")))?;
         let columns: HashMap<String, usize> =
             headers.iter().enumerate().map(|(k, h)| (h.trim().to_string(), k)).collect();
-        for col in required {
-            if !columns.contains_key(*col) {
-                return Err(LoadError::in_file(path, format!("missing column {col:?}")).field(col));
-            }
-        }
         let mut rows = Vec::new();
         for record in reader.records() {
             let record = record.map_err(|e| {
@@ -68,7 +73,17 @@ impl Table {
             let line = record.position().map_or(0, |p| p.line());
             rows.push((line, record));
         }
-        Ok(Table { path: path.to_path_buf(), columns, rows })
+        let table = Table { path: path.to_path_buf(), columns, rows };
+        table.require(required)?;
+        Ok(table)
+    }
+
+    /// An error naming the first of `columns` the table lacks.
+    pub fn require(&self, columns: &[&str]) -> Result<(), LoadError> {
+        match columns.iter().find(|c| !self.columns.contains_key(**c)) {
+            Some(col) => Err(LoadError::in_file(&self.path, format!("missing column {col:?}")).field(col)),
+            None => Ok(()),
+        }
     }
 
     /// The file the table came from.
@@ -133,10 +148,10 @@ mod tests {
     #[test]
     fn latin1_text_is_decoded_and_utf8_text_kept() {
         let latin1 = b"\"N\xfamero\";\"Objeto\"\n\"1\";\"ACR\xc9SCIMO\"\n";
-        let text = decode(latin1);
+        let text = decode(latin1.to_vec());
         assert!(text.starts_with("\"Número\""));
         assert!(text.contains("ACRÉSCIMO"));
-        assert_eq!(decode("\u{feff}Já;x".as_bytes()), "Já;x");
+        assert_eq!(decode("\u{feff}Já;x".as_bytes().to_vec()), "Já;x");
     }
 
     #[test]
@@ -152,5 +167,8 @@ mod tests {
         assert!(e.contains("x.csv") && e.contains("line 3") && e.contains("Valor"), "{e}");
         let missing = Table::parse(Path::new("x.csv"), text, &["Objeto"]).err().map(|e| e.to_string());
         assert!(missing.is_some_and(|e| e.contains("Objeto")));
+        let commas = Table::parse(Path::new("y.csv"), "a,b\n1,\"2,5\"\n", &["b"]).unwrap();
+        assert_eq!(commas.rows().next().map(|r| r.text("b").to_string()).as_deref(), Some("2,5"));
+        assert_eq!(delimiter_of("no separator"), None);
     }
 }

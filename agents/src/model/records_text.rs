@@ -128,30 +128,45 @@ pub fn records_from_text(text: &str) -> Result<Dataset, RecordError> {
             field: "(json)".into(),
             message: format!("invalid JSON at line {} column {}: {}", e.line(), e.column(), e),
         })?;
-        match value {
-            Value::Array(items) => {
-                for item in &items {
-                    push_detected(&mut ds, index, item)?;
-                    index += 1;
-                }
-            }
-            Value::Object(ref o) if is_keyed(o) => {
-                for (key, items) in o {
-                    let Some((_, kind)) = KEYS.iter().find(|(name, _)| name == key) else { continue };
-                    for item in items.as_array().map_or(&[][..], Vec::as_slice) {
-                        push(&mut ds, *kind, index, item)?;
-                        index += 1;
-                    }
-                }
-            }
-            other => {
-                push_detected(&mut ds, index, &other)?;
-                index += 1;
-            }
-        }
+        push_value(&mut ds, &mut index, &value)?;
     }
     ds.share_text();
     Ok(ds)
+}
+
+/// [`records_from_text`] of one JSON document already parsed (an array, a record or the keyed
+/// form), so a reader that looked at its shape does not parse it twice.
+pub fn records_from_value(value: &Value) -> Result<Dataset, RecordError> {
+    let mut ds = Dataset::default();
+    push_value(&mut ds, &mut 0, value)?;
+    ds.share_text();
+    Ok(ds)
+}
+
+/// Reads the records of one top-level JSON value, numbering them from `index`.
+fn push_value(ds: &mut Dataset, index: &mut usize, value: &Value) -> Result<(), RecordError> {
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                push_detected(ds, *index, item)?;
+                *index += 1;
+            }
+        }
+        Value::Object(o) if is_keyed(o) => {
+            for (key, items) in o {
+                let Some((_, kind)) = KEYS.iter().find(|(name, _)| name == key) else { continue };
+                for item in items.as_array().map_or(&[][..], Vec::as_slice) {
+                    push(ds, *kind, *index, item)?;
+                    *index += 1;
+                }
+            }
+        }
+        other => {
+            push_detected(ds, *index, other)?;
+            *index += 1;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -42,10 +42,13 @@ pub struct Sanction {
 
 impl Sanction {
     /// Whether the sanction bars the company from contracting with the administration
-    /// (impedimento, inidoneidade, suspensão, proibição). A fine or a warning alone does not.
+    /// (impedimento, inidoneidade, suspensão, proibição, a court order "que impeça a
+    /// contratação"). A fine, a warning or an extraordinary publication alone does not.
     pub fn bars_contracting(&self) -> bool {
         let k = fold(&self.kind);
-        ["impedimento", "inidone", "suspens", "proibi"].iter().any(|w| k.contains(w))
+        ["impedimento", "inidone", "suspens", "proibi", "impeca contratacao", "impeca a contratacao"]
+            .iter()
+            .any(|w| k.contains(w))
     }
     /// Whether it was in force on `d` (start and end inclusive; no end means indefinite).
     pub fn active_on(&self, d: NaiveDate) -> bool {
