@@ -16,7 +16,9 @@ use crate::text::{fold, for_each_word_bytes, is_stopword_bytes};
 
 /// Most terms kept per contract: long objects repeat their boilerplate, and the first words of
 /// the object and of the items name what is bought.
-pub const MAX_TERMS: usize = 40;
+pub const MAX_TERMS: usize = 32;
+/// Most terms kept from the object text.
+pub const MAX_OBJECT_TERMS: usize = 24;
 
 /// The hash of one folded word.
 pub fn term_hash(word: &[u8]) -> u64 {
@@ -40,6 +42,11 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&[u8])) {
     });
 }
 
+/// Calls `f` with the terms of `text` (folded bytes), in order, while it returns `true`.
+fn for_each_term_while(text: &str, mut f: impl FnMut(&[u8]) -> bool) {
+    for_each_word_bytes(text, |w| !is_term(w) || f(w));
+}
+
 /// Whether an object text says nothing about the purchase: empty or punctuation only, "não se
 /// aplica" / "undefined", or the notice that replaces the object of a classified contract
 /// ("Informação protegida por sigilo nos termos da legislação vigente"). Such objects have no
@@ -54,25 +61,37 @@ pub fn is_uninformative(text: &str) -> bool {
         || core.starts_with("sigiloso")
 }
 
-/// The distinct term hashes of a contract (object, then item descriptions and complements),
-/// in order of first appearance, at most [`MAX_TERMS`], appended to `out`. An uninformative
-/// object contributes nothing (its items still do).
-pub fn contract_terms(c: &Contract, out: &mut Vec<u64>) {
+/// Whether a text is short enough to be checked with [`is_uninformative`] (the notices it
+/// recognises are short; longer texts always say something).
+pub fn may_be_uninformative(text: &str) -> bool {
+    text.len() < 120 && is_uninformative(text)
+}
+
+/// The distinct term hashes of a contract (object, then item descriptions), in order of first
+/// appearance, at most [`MAX_TERMS`], appended to `out`; returns how many came from the object.
+/// An uninformative object contributes nothing (its items still do).
+pub fn contract_terms(c: &Contract, out: &mut Vec<u64>) -> usize {
     let first = out.len();
-    let mut push = |w: &[u8]| {
+    // Adds a term unless already there; says whether there is room for more.
+    let push = |out: &mut Vec<u64>, w: &[u8], cap: usize| {
         let h = term_hash(w);
-        if out.len() - first < MAX_TERMS && !out[first..].contains(&h) {
+        if out.len() - first < cap && !out[first..].contains(&h) {
             out.push(h);
         }
+        out.len() - first < cap
     };
-    if !is_uninformative(&c.object) {
-        for_each_term(&c.object, &mut push);
+    if !may_be_uninformative(&c.object) {
+        // Objects name what is bought first; the tail (places, units, references) is not
+        // read past the first MAX_OBJECT_TERMS terms.
+        for_each_term_while(&c.object, |w| push(out, w, MAX_OBJECT_TERMS));
     }
+    let object_terms = out.len() - first;
     for item in &c.items {
-        if !is_uninformative(&item.description) {
-            for_each_term(&item.description, &mut push);
+        if !may_be_uninformative(&item.description) {
+            for_each_term_while(&item.description, |w| push(out, w, MAX_TERMS));
         }
     }
+    object_terms
 }
 
 #[cfg(test)]

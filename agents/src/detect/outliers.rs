@@ -49,7 +49,7 @@ pub const DISTANCE: Threshold = Threshold::new(10.0, 3.0, 2.5);
 /// Fewest scorable contracts to learn anything.
 pub const MIN_RECORDS: usize = 200;
 /// Fewest scorable contracts of a learned peer group for its members to be scored.
-pub const MIN_PEERS: usize = 30;
+pub const MIN_PEERS: usize = 20;
 /// Most clusters.
 pub const MAX_CLUSTERS: usize = 12;
 /// Most rows the model is fitted on.

@@ -141,41 +141,45 @@ impl Leaders {
     }
 }
 
-/// Term hashes of every contract, back to back, and where each contract's end.
-fn all_terms(cs: &[Contract]) -> (Vec<u64>, Vec<u32>) {
+/// Term hashes of every contract, back to back, where each contract's end, and how many of
+/// each contract's terms come from its object.
+fn all_terms(cs: &[Contract]) -> (Vec<u64>, Vec<u32>, Vec<u8>) {
     let chunk = |part: &[Contract]| {
         let mut flat = Vec::with_capacity(part.len() * 12);
         let mut ends = Vec::with_capacity(part.len());
+        let mut objects = Vec::with_capacity(part.len());
         for c in part {
-            contract_terms(c, &mut flat);
+            objects.push(contract_terms(c, &mut flat) as u8);
             ends.push(flat.len() as u32);
         }
-        (flat, ends)
+        (flat, ends, objects)
     };
     let threads = super::common::cores().clamp(1, 8);
     if cs.len() < PARALLEL_FROM || threads == 1 {
-        let (flat, ends) = chunk(cs);
+        let (flat, ends, objects) = chunk(cs);
         let mut bounds = vec![0];
         bounds.extend(ends);
-        return (flat, bounds);
+        return (flat, bounds, objects);
     }
-    let parts: Vec<(Vec<u64>, Vec<u32>)> = std::thread::scope(|s| {
+    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u8>)> = std::thread::scope(|s| {
         let handles: Vec<_> = cs.chunks(cs.len().div_ceil(threads)).map(|p| s.spawn(move || chunk(p))).collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     });
     let mut flat = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
     let mut bounds = vec![0u32];
-    for (f, ends) in parts {
+    let mut objects = Vec::with_capacity(cs.len());
+    for (f, ends, o) in parts {
         let base = flat.len() as u32;
         bounds.extend(ends.iter().map(|e| base + e));
         flat.extend(f);
+        objects.extend(o);
     }
-    (flat, bounds)
+    (flat, bounds, objects)
 }
 
 /// Weighted vectors of every contract: term ids interned in order of first appearance.
 fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
-    let (hashes, bounds) = all_terms(cs);
+    let (hashes, bounds, object_counts) = all_terms(cs);
     let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
     let mut df: Vec<u32> = Vec::new();
     let ids: Vec<u32> = hashes
@@ -206,10 +210,9 @@ fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
     };
     v.bounds.push(0);
     let mut row: Vec<(u32, f32, usize)> = Vec::new();
-    for (i, c) in cs.iter().enumerate() {
+    for i in 0..n {
         row.clear();
-        let object_terms =
-            if super::object_signature::is_uninformative(&c.object) { 0 } else { count_terms(&c.object) };
+        let object_terms = usize::from(object_counts[i]);
         for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
             let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
             let w = idf[id as usize] * position;
@@ -232,18 +235,6 @@ fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
         v.bounds.push(v.ids.len() as u32);
     }
     (v, intern)
-}
-
-/// Distinct terms of an object text (as [`contract_terms`] counts them, before the items).
-fn count_terms(object: &str) -> usize {
-    let mut seen: Vec<u64> = Vec::new();
-    for_each_term(object, |w| {
-        let h = term_hash(w);
-        if seen.len() < super::object_signature::MAX_TERMS && !seen.contains(&h) {
-            seen.push(h);
-        }
-    });
-    seen.len()
 }
 
 /// Learns the peer groups of a dataset.
