@@ -1,6 +1,8 @@
 //! `round_values`: a supplier or an organ with far more round contract values (exact multiples
 //! of R$ 1.000) than the rest of the data, the mark of values set by hand rather than by a
-//! price survey or a bid.
+//! price survey or a bid. Only contracts awarded in competition are counted: a direct
+//! purchase's value is negotiated (project budgets of fundações de apoio, leases, tariffs) and
+//! round by nature.
 //!
 //! The baseline rate `p0` is the share of round values among every contract of R$ 1.000 or
 //! more in the dataset (at least 2%, so data without round values does not make one round
@@ -20,6 +22,7 @@ use super::Detector;
 use super::common::{contract_ref, round2, round4};
 use super::distributions::binomial_significance;
 use super::finding::{Finding, pattern, point, side_subject};
+use super::legal::{self, Modality};
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{Shared, Side};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -77,7 +80,11 @@ impl Detector for RoundValues {
             .iter()
             .map(|c| {
                 let v = c.value();
-                if !(v.is_finite() && v >= UNIT) {
+                // A direct purchase's value is negotiated (a project budget of a fundação de
+                // apoio, a lease, a tariff): round by nature, not a sign of a value set by hand
+                // in place of a bid.
+                let direct = matches!(legal::modality(&c.modality), Modality::Dispensa | Modality::Inexigibilidade);
+                if !(v.is_finite() && v >= UNIT) || direct {
                     0
                 } else if is_round(v) {
                     2
