@@ -73,8 +73,21 @@ mod tests {
         };
         let out = Zumbi::new().analyse(&ctx).unwrap();
         let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();
-        for d in data.planted.iter().map(|p| crate::testutil::detector_of(p.scheme)).filter(|d| mine.contains(d)) {
-            assert!(out.anomalies.iter().any(|a| a.detector() == d), "no {d}");
+        // Changed with issue [4]: plants follow the law, not each detector's thresholds, so
+        // per-detector recall is measured by examples/evaluate; every planted type Zumbi
+        // covers must still be found on a record planted with it.
+        for p in data.planted.iter().filter(|p| mine.contains(&crate::testutil::detector_of(p.scheme))) {
+            let planted: Vec<&str> = data
+                .planted
+                .iter()
+                .filter(|q| q.kind == p.kind && mine.contains(&crate::testutil::detector_of(q.scheme)))
+                .flat_map(|q| q.record_ids.iter().map(String::as_str))
+                .collect();
+            assert!(
+                out.anomalies.iter().any(|a| a.kind == p.kind && a.record_ids().any(|r| planted.contains(&r))),
+                "no {:?}",
+                p.kind
+            );
         }
         assert!(out.anomalies.iter().all(|a| mine.contains(&a.detector())));
         let detectors: std::collections::BTreeSet<&str> = out.anomalies.iter().map(|a| a.detector()).collect();

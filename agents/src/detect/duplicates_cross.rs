@@ -11,7 +11,8 @@
 //! without items cannot show this), different supplier documents, values within 10% of each
 //! other *and* signing dates within 60 days, and not a purchase meant to contract several
 //! suppliers for one object (ata de registro de preços, credenciamento by inexigibilidade,
-//! chamada pública of family farming by dispensa). Such a group is worth an explanation, not a
+//! chamada pública of family farming by dispensa), nor individuals (consultants or instructors
+//! hired in one process at one price). Such a group is worth an explanation, not a
 //! case: its severity is medium at most. Pairs are grouped (connected
 //! components) and the earliest contract is the primary.
 //!
@@ -34,6 +35,7 @@ use super::shared::Shared;
 use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
+use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -54,7 +56,13 @@ pub fn cross_supplier(
     let mut blocks: HashMap<(&str, &str), Vec<usize>, FxBuild> = HashMap::default();
     for (i, c) in cs.iter().enumerate() {
         let (value, dated) = (c.value(), c.signed_on.is_some());
-        if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 {
+        // Individuals hired in one process at one price are a call for several people
+        // (consultants, instructors, credenciamento), not the same purchase made twice.
+        let individual = matches!(
+            document_kind(&c.supplier.document),
+            DocumentKind::Cpf | DocumentKind::MaskedCpf | DocumentKind::InvalidCpf
+        );
+        if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 && !individual {
             blocks.entry((c.organ.code.as_str(), c.process_number.as_str())).or_default().push(i);
         }
     }

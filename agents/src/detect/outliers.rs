@@ -41,6 +41,9 @@ use crate::text::format_brl;
 
 /// Detector name.
 pub const NAME: &str = "learned_outlier";
+/// The highest confidence of an outlier finding, below the default threshold of 0.8: an
+/// exploratory lead, not a finding the engine reports unasked.
+pub const MAX_CONFIDENCE: f64 = 0.75;
 /// The highest severity of a learned outlier: being unlike the other contracts of its group is
 /// a reason to look, not evidence of an irregularity.
 pub const MAX_SEVERITY: Severity = Severity::Medium;
@@ -178,7 +181,11 @@ impl Detector for LearnedOutlier {
         let contamination = flagged as f64 / rows.len() as f64;
         let mut out = Vec::new();
         for (k, c, d) in scored {
-            let confidence = tidy(margin_confidence(d - t, 1.0));
+            // Far from every learned group says the contract is unusual, not what is wrong with
+            // it: read on real records, such findings were emergencies, leases and project
+            // budgets. Below the default confidence threshold, they are shown only to who asks
+            // for exploratory leads (a lower confidence_threshold).
+            let confidence = tidy(margin_confidence(d - t, 1.0)).min(MAX_CONFIDENCE);
             if confidence < p.confidence_threshold {
                 continue;
             }

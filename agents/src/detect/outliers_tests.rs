@@ -32,10 +32,14 @@ fn contracts_lasting_two_days_stand_out_from_every_cluster() {
         c.valid_until = c.valid_from.map(|d| d + Days::new(2));
         cs.push(c);
     }
-    let found =
-        LearnedOutlier.run(&Dataset::from_contracts(cs), &DetectionParams::default(), &CancelFlag::new()).unwrap();
+    let ds = Dataset::from_contracts(cs);
+    let defaults = LearnedOutlier.run(&ds, &DetectionParams::default(), &CancelFlag::new()).unwrap();
+    assert!(defaults.is_empty(), "an outlier is an exploratory lead, below the default confidence threshold");
+    let leads = DetectionParams { confidence_threshold: 0.7, ..DetectionParams::default() };
+    let found = LearnedOutlier.run(&ds, &leads, &CancelFlag::new()).unwrap();
     let ids: Vec<&str> = found.iter().map(|a| a.affected_entities.primary.id.as_str()).collect();
     assert_eq!(ids, vec!["short1", "short2"]);
+    assert!(found.iter().all(|a| a.confidence <= MAX_CONFIDENCE));
     let a = &found[0];
     assert_eq!(a.kind, AnomalyType::PatternAnomaly);
     assert_eq!(a.technical_details["main_feature"], "log_duration_z_in_peer_group");

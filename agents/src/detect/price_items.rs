@@ -36,8 +36,9 @@ use crate::text::{fold, format_brl, format_decimal};
 
 /// Fewest priced items of one description for a unit-price baseline.
 pub const MIN_ITEMS: usize = 12;
-/// Fewest distinct contracts behind a unit-price baseline.
-pub const MIN_CONTRACTS: usize = 8;
+/// Fewest distinct contracts behind a unit-price baseline (fewer give a median and spread
+/// that one contract moves).
+pub const MIN_CONTRACTS: usize = 10;
 /// Most an item's quantity may differ from the group's median quantity, on the log scale (a
 /// factor of 10), for its unit price to be compared: one unit of a thing usually bought by the
 /// hundred (a building's painting priced as one global unit against prices per square metre)

@@ -141,7 +141,9 @@ impl Detector for BrandRestriction {
         cancel: &CancelFlag,
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         scan(sh, p, cancel, |c, t| {
-            if !t.brand {
+            // An inexigibilidade names the exclusive maker as its ground; whether that ground
+            // holds is compliance_rules' question, not a restriction of a competition.
+            if !t.brand || super::legal::modality(&c.modality) == super::legal::Modality::Inexigibilidade {
                 return None;
             }
             let f = read(&c.object);

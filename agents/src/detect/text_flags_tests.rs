@@ -46,3 +46,12 @@ fn a_brand_without_an_equivalent_is_a_restriction() {
     let literal: Vec<String> = run(&BrandRestriction, cs, 1.0).into_iter().map(|a| a.id).collect();
     assert_eq!(literal, vec!["brand_restriction-marca", "brand_restriction-named", "brand_restriction-bare"]);
 }
+
+#[test]
+fn an_inexigibilidade_naming_its_exclusive_maker_is_no_brand_restriction() {
+    let mut c =
+        contract("inex", "FORNECIMENTO DE KIT EXCLUSIVAMENTE DA MARCA MOBIUS", "S", "26000", 90_000.0, (2024, 3, 1));
+    assert_eq!(run(&BrandRestriction, vec![c.clone()], 0.7).len(), 1);
+    c.modality = "Inexigibilidade de Licitação".into();
+    assert!(run(&BrandRestriction, vec![c], 0.7).is_empty());
+}

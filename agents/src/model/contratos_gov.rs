@@ -92,7 +92,7 @@ pub fn contract_from_contratos_gov(index: usize, v: &Value) -> Result<Option<Con
         id: r.id().into(),
         number: r.text("numero").into(),
         object: r.text("objeto").into(),
-        process_number: r.text("processo").into(),
+        process_number: purchase_key(&r).into(),
         legal_basis: r.text("amparo_legal").into(),
         situation: r.text("situacao").into(),
         modality: r.text("modalidade").into(),
@@ -198,6 +198,18 @@ pub fn amendments_from_history(entries: &[Value], initial_value: f64) -> Result<
         });
     }
     Ok(out)
+}
+
+/// The purchase a contract came from: the licitação (buying unit, modality code and number),
+/// as the Portal's Compras download identifies it, so lots of one pregão signed under separate
+/// administrative (SEI) processes are one purchase; the SEI `processo` when no licitação is
+/// given.
+fn purchase_key(r: &Reader<'_>) -> String {
+    let bidding = r.text("licitacao_numero");
+    if bidding.is_empty() {
+        return r.text("processo");
+    }
+    format!("{}-{}-{bidding}", r.text("unidade_compra"), r.text("codigo_modalidade"))
 }
 
 #[cfg(test)]
