@@ -29,7 +29,7 @@ use super::Detector;
 use super::common::{iso, organ_name, round2, round4, supplier_ref};
 use super::coverage::Coverage;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
-use super::market::{Outside, outside_competition};
+use super::market::Outside;
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use super::stats::{hhi, median};
@@ -99,6 +99,7 @@ fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, 
     let mut acc = vec![0.0f64; suppliers.names.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut out = Vec::new();
+    let outside_all = sh.outside();
     for g in sh.organ_years() {
         cancel.check()?;
         let Ok(at) = series.binary_search_by(|s| s.organ.cmp(g.organ)) else { continue };
@@ -109,7 +110,7 @@ fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, 
         for &i in &g.members {
             let c = &ds.contracts[i as usize];
             let s = suppliers.ids[i as usize];
-            let why = if s == NONE { Some(Outside::NoSupplier) } else { outside_competition(c) };
+            let why = if s == NONE { Some(Outside::NoSupplier) } else { outside_all[i as usize] };
             if let Some(why) = why {
                 match outside.iter_mut().find(|o| o.0 == why) {
                     Some(o) => {

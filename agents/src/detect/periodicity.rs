@@ -31,7 +31,7 @@ use super::Detector;
 use super::common::{iso, round2, round4, supplier_ref};
 use super::coverage::Coverage;
 use super::finding::{Finding, contracts_and_organ, pattern, point};
-use super::market::{Outside, outside_competition};
+use super::market::Outside;
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{NONE, Shared};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -171,9 +171,10 @@ impl Detector for UnnaturalPeriodicity {
             }
         }
         let mut pairs: Vec<((&str, &str), Vec<u32>)> = Vec::new();
+        let outside = sh.outside();
         let by_nature = |i: u32| {
             matches!(
-                outside_competition(&cs[i as usize]),
+                outside[i as usize],
                 Some(Outside::Utility | Outside::Lease | Outside::PublicBody | Outside::NoSupplier)
             )
         };

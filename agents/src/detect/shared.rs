@@ -11,6 +11,7 @@ use chrono::Datelike;
 use super::category::{Category, categorise};
 use super::common::FxBuild;
 use super::contract_text::{may_name_brand, specificity};
+use super::market::{Outside, outside_competition};
 use super::peer_groups::{ObjectGroups, learn};
 use super::series::{Grid, OrganMonths, organ_months};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -126,6 +127,7 @@ pub struct Shared<'a> {
     organs: OnceLock<Interned<'a>>,
     organ_years: OnceLock<Vec<OrganYear<'a>>>,
     object_groups: OnceLock<ObjectGroups>,
+    outside: OnceLock<Vec<Option<Outside>>>,
 }
 
 /// The contracts of one organ in one signing year.
@@ -158,6 +160,7 @@ impl<'a> Shared<'a> {
             organs: OnceLock::new(),
             organ_years: OnceLock::new(),
             object_groups: OnceLock::new(),
+            outside: OnceLock::new(),
         }
     }
 
@@ -190,6 +193,13 @@ impl<'a> Shared<'a> {
             Some(across) => across.texts.get_or_init(compute),
             None => self.texts.get_or_init(compute),
         })
+    }
+
+    /// Why each contract is outside the competitive market, if it is ([`super::market`]):
+    /// read once per analysis (it folds every object and supplier name) for the detectors
+    /// that leave utilities, leases and public bodies out; split over the cores.
+    pub fn outside(&self) -> &[Option<Outside>] {
+        self.outside.get_or_init(|| par_map(&self.ds.contracts, outside_competition))
     }
 
     /// The peer groups learned from the object texts and item descriptions

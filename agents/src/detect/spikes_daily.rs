@@ -43,7 +43,7 @@ use super::common::{FxBuild, round2, round4};
 use super::coverage::Coverage;
 use super::distributions::poisson_significance;
 use super::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
-use super::market::{Outside, outside_competition};
+use super::market::Outside;
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::series::{days_in_month, month_key};
 use super::shared::Shared;
@@ -130,11 +130,11 @@ pub fn bursts(
 /// supplies, leases and agreements with public bodies ([`super::market`]) are formalised in
 /// batches (an organ signs the power and water of all its units at once) and are left out.
 fn purchases(sh: &Shared<'_>, contracts: &[usize]) -> usize {
-    let cs = &sh.dataset().contracts;
+    let (cs, outside) = (&sh.dataset().contracts, sh.outside());
     let mut processes: Vec<&str> = contracts
         .iter()
+        .filter(|&&i| !matches!(outside[i], Some(Outside::Utility | Outside::Lease | Outside::PublicBody)))
         .map(|&i| &cs[i])
-        .filter(|c| !matches!(outside_competition(c), Some(Outside::Utility | Outside::Lease | Outside::PublicBody)))
         .map(|c| if c.process_number.is_empty() { c.id.as_str() } else { c.process_number.as_str() })
         .collect();
     processes.sort_unstable();
