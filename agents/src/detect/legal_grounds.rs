@@ -144,7 +144,7 @@ pub fn is_building_lease(object: &str) -> bool {
 
 /// Supplier names of public bodies and state companies contracted without bidding on their
 /// own grounds (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII and XVI).
-const STATE_SUPPLIERS: &[&str] = &[
+pub const STATE_SUPPLIERS: &[&str] = &[
     "serpro",
     "servico federal de processamento de dados",
     "dataprev",

@@ -6,6 +6,7 @@
 //! suppliers are bought by inexigibilidade, and the secret-contract placeholder ("Sigiloso",
 //! contracted code -11) is not a supplier at all. Their share says nothing of competition.
 
+use super::legal_grounds::STATE_SUPPLIERS;
 use crate::detect::legal::{Modality, modality};
 use crate::model::contract::Contract;
 use crate::text::fold;
@@ -82,18 +83,9 @@ const UTILITY_SUPPLIER: &[&str] = &[
     "servico autonomo de agua",
 ];
 
-/// Supplier name fragments (folded) of state companies and public bodies.
+/// Supplier name fragments (folded) of public bodies and banks beyond the state companies
+/// that [`super::legal_grounds::STATE_SUPPLIERS`] names (both lists are read together).
 const PUBLIC_SUPPLIER: &[&str] = &[
-    "serpro",
-    "servico federal de processamento de dados",
-    "dataprev",
-    "empresa de tecnologia e informacoes da previdencia",
-    "correios",
-    "empresa brasileira de correios",
-    "imprensa nacional",
-    "casa da moeda",
-    "empresa brasil de comunicacao",
-    "telebras",
     "banco do brasil",
     "caixa economica federal",
     "prefeitura municipal",
@@ -124,7 +116,7 @@ pub fn outside_competition(c: &Contract) -> Option<Outside> {
     if LEASE_OBJECT.iter().any(|p| object.contains(p)) {
         return Some(Outside::Lease);
     }
-    if PUBLIC_SUPPLIER.iter().any(|p| name.contains(p)) {
+    if STATE_SUPPLIERS.iter().chain(PUBLIC_SUPPLIER).any(|p| name.contains(p)) {
         return Some(Outside::PublicBody);
     }
     (modality(&c.modality) == Modality::Inexigibilidade).then_some(Outside::Exclusive)
