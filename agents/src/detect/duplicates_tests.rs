@@ -350,10 +350,17 @@ fn two_lots_of_one_tender_are_two_purchases_and_a_record_listed_twice_is_a_dupli
         }];
         c
     };
-    let lots = vec![
+    // Both lots come from one licitação, the purchase process the loaders key them by.
+    let lots: Vec<Contract> = [
         with_item("000102024", "39302805000012023300001", 33_450_062.39),
         with_item("000112024", "39302805000012023300002", 32_449_553.75),
-    ];
+    ]
+    .into_iter()
+    .map(|mut c| {
+        c.process_number = "393028-05-000012023".into();
+        c
+    })
+    .collect();
     assert!(run(lots).is_empty());
     let twice = vec![
         with_item("000252024", "37305505000022023300001", 1_075_965.60),
@@ -376,4 +383,24 @@ fn contracts_of_one_supplier_in_one_purchase_or_one_document_published_twice_are
     // Another purchase of the same thing is a duplicate.
     lot.number = "999/2024".into();
     assert_eq!(run(vec![first, lot]).len(), 1);
+}
+
+#[test]
+fn the_same_item_bought_again_at_the_same_unit_price_in_another_purchase_is_a_duplicate() {
+    let item = |quantity: f64, value: f64| crate::model::amendment::ContractItem {
+        code: "".into(),
+        description: "DIPIRONA SÓDICA 500 MG".into(),
+        complement: "".into(),
+        quantity,
+        value,
+    };
+    let mut first = contract("1", TEXT, "S1", "36000", 100_000.0, (2024, 3, 1));
+    let mut again = contract("2", &edited(), "S1", "36000", 103_000.0, (2024, 3, 20));
+    (first.process_number, again.process_number) = ("P1".into(), "P2".into());
+    first.items = vec![item(1000.0, 100_000.0)];
+    again.items = vec![item(1030.0, 103_000.0)];
+    assert_eq!(run(vec![first.clone(), again.clone()]).len(), 1);
+    // Another item, or the same item at another unit price, is another purchase.
+    again.items = vec![item(1030.0, 140_000.0)];
+    assert!(run(vec![first, again]).is_empty());
 }
