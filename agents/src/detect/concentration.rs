@@ -375,7 +375,7 @@ fn anomaly(
     .build();
     // A share of the market is circumstantial evidence of weak competition, never proof of a
     // wrong: high at most, whatever the money.
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

@@ -149,7 +149,7 @@ fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let worst = found.iter().map(|(_, g, t)| *g as f64 - t).fold(0.0, f64::max);
     let quality_only = found.iter().all(|p| p.0 != RETROACTIVE_RULE);
-    let mut a = Finding {
+    Finding {
         detector: NAME,
         kind: AnomalyType::TemporalAnomaly,
         key: c.id.clone().to_string(),
@@ -207,12 +207,9 @@ fn anomaly(c: &Contract, found: &[Problem], confidence: f64, sensitivity: f64) -
             ("contract_value", json!(c.value())),
         ],
     }
-    .build();
-    if quality_only {
-        // A date typed wrong is a data-quality observation: low severity at most.
-        a.severity = a.severity.min(Severity::Low);
-    }
-    a
+    .build()
+    // A date typed wrong is a data-quality observation: low severity at most.
+    .at_most(if quality_only { Severity::Low } else { Severity::Critical })
 }
 
 #[cfg(test)]

@@ -269,7 +269,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
     let confidence = tidy(best);
     let threshold = SIMILARITY.at(s);
     let ids: Vec<&str> = members.iter().map(|&i| cs[i].id.as_str()).collect();
-    let mut a = Finding {
+    Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: primary.id.to_string(),
@@ -352,9 +352,8 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
             ("max_days", json!(MAX_DAYS)),
         ],
     }
-    .build();
-    a.severity = a.severity.min(MAX_SEVERITY);
-    a
+    .build()
+    .at_most(MAX_SEVERITY)
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], process_contracts: usi
             related.push(supplier_ref(&cs[i]));
         }
     }
-    let mut a = Finding {
+    Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("cross-{}", primary.id),
@@ -221,7 +221,6 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], process_contracts: usi
             ("max_days", json!(MAX_DAYS)),
         ],
     }
-    .build();
-    a.severity = a.severity.min(Severity::Medium);
-    a
+    .build()
+    .at_most(Severity::Medium)
 }

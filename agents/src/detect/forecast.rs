@@ -21,7 +21,7 @@
 //! `margin_confidence(z - Z(s), 1.5)`. Complexity: linear in the contracts plus, per organ,
 //! one small regression per month (`O(months^2)`).
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use linfa::DatasetBase;
@@ -246,7 +246,7 @@ fn anomaly(
         ],
     }
     .build();
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

@@ -15,11 +15,10 @@
 use chrono::NaiveDate;
 
 use super::law_limits::{self, DispensaLimits};
-use super::legal_basis::{self, Law};
-use super::legal_grounds::{self, Ground};
+use super::legal_basis::Law;
 use crate::text::fold;
 
-pub use super::law_limits::{LIMITS_8666, LIMITS_14133};
+use super::law_limits::LIMITS_8666;
 
 /// Quantitative amendments may add at most this fraction of the initial value (art. 125).
 pub const AMENDMENT_CAP: f64 = 0.25;
@@ -31,50 +30,12 @@ pub fn old_modalities_end() -> NaiveDate {
     law_limits::law_8666_end()
 }
 
-/// The limits in force in `year` under Lei 14.133 (years after the table use its last row,
-/// before it its first), or the current ones of Lei 8.666 when `old_law`.
-pub fn limits_for(year: i32, old_law: bool) -> &'static DispensaLimits {
-    if old_law { &LIMITS_8666 } else { law_limits::limits_14133(year) }
-}
-
 /// The direct-purchase limit for a purchase signed on `date` of this nature: Lei 8.666's of
 /// that date when `old_law`, else the limits of the law in force on that date.
 pub fn dispensa_limit(date: NaiveDate, engineering: bool, old_law: bool) -> (f64, &'static DispensaLimits) {
     let law = if old_law { Law::L8666 } else { law_limits::law_in_force(date) };
     let l = law_limits::limits(&law, date).unwrap_or(&LIMITS_8666);
     (if engineering { l.engineering } else { l.other }, l)
-}
-
-/// The limit a dispensa by value of this object signed on `date` exceeds, with its table and
-/// whether the object is engineering, or `None` when `value` is within it (the law is the one
-/// the basis cites, else the one in force on `date`).
-pub fn limit_if_exceeded(
-    date: NaiveDate,
-    value: f64,
-    object: &str,
-    legal_basis: &str,
-) -> Option<(f64, &'static DispensaLimits, bool)> {
-    let eng = is_engineering(object);
-    let (limit, table) = dispensa_limit(date, eng, cites_old_law(legal_basis));
-    (value > limit + 0.005).then_some((limit, table, eng))
-}
-
-/// Whether a legal basis cites Lei 8.666/1993.
-pub fn cites_old_law(legal_basis: &str) -> bool {
-    legal_basis::parse(legal_basis).citations.iter().any(|c| c.law == Law::L8666)
-}
-
-/// The inciso of `article` a legal basis cites (`"Lei 14.133/2021, art. 75, II"`, `"75"` ->
-/// `Some(2)`).
-pub fn article_inciso(legal_basis: &str, article: &str) -> Option<u32> {
-    let a: u32 = article.parse().ok()?;
-    legal_basis::parse(legal_basis).citations.iter().find(|c| c.article == Some(a)).and_then(|c| c.inciso)
-}
-
-/// Whether a dispensa may be one "by value": its basis cites inciso I or II of the value
-/// article of its law, or does not say which ground it rests on.
-pub fn is_dispensa_by_value(legal_basis: &str) -> bool {
-    !matches!(legal_grounds::ground(&legal_basis::parse(legal_basis)), Ground::Other(_))
 }
 
 /// Whether `hay` contains `needle` (lower-case ASCII) ignoring ASCII case, without allocating.
@@ -179,9 +140,6 @@ mod tests {
         assert_eq!(dispensa_limit(d(2024, 7, 1), false, false).0, 59_906.02);
         assert_eq!(dispensa_limit(d(2025, 3, 1), false, false).1.act, "Decreto 12.343/2024");
         assert_eq!(dispensa_limit(d(2023, 3, 1), false, true).0, 17_600.00);
-        assert_eq!(article_inciso("Lei 14.133/2021, art. 75, VIII", "75"), Some(8));
-        assert!(is_dispensa_by_value("") && !is_dispensa_by_value("Lei 14.133/2021, art. 75, VIII"));
-        assert!(cites_old_law("Lei 8.666/1993, art. 24, II"));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod duplicates;
 pub mod duplicates_cross;
 pub mod finding;
 pub mod forecast;
+pub mod item_lines;
 pub mod law_limits;
 pub mod learn;
 pub mod legal;

@@ -233,7 +233,7 @@ fn anomaly(
     };
     let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
     let top = &ranked[0].0;
-    let mut a = Finding {
+    Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: c.id.clone().to_string(),
@@ -315,9 +315,8 @@ fn anomaly(
             ("value", json!(round2(c.value()))),
         ],
     }
-    .build();
-    a.severity = a.severity.min(MAX_SEVERITY);
-    a
+    .build()
+    .at_most(MAX_SEVERITY)
 }
 
 #[cfg(test)]

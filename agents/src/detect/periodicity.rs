@@ -21,7 +21,7 @@
 //! linear in the contracts (one pass to group by pair), plus `O(W^2)` per judged pair for a
 //! grid of `W` weeks (about 100 for two years).
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use chrono::Datelike;
@@ -305,7 +305,7 @@ fn anomaly(
         ],
     }
     .build();
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

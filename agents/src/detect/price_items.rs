@@ -378,8 +378,5 @@ pub fn anomaly(
         }
         .build(),
     )
-    .map(|mut a| {
-        a.severity = a.severity.min(super::price::MAX_SEVERITY);
-        a
-    })
+    .map(|a| a.at_most(super::price::MAX_SEVERITY))
 }

@@ -21,7 +21,7 @@
 //! the level before it. Complexity: linear in the contracts, plus `O(m^2 log m)` per organ for
 //! `m` months (the medians of every split).
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use serde_json::json;
@@ -247,7 +247,7 @@ fn anomaly(
         ],
     }
     .build();
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

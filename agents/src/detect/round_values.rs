@@ -141,7 +141,7 @@ fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, 
     let at_stake: f64 = e.rounded.iter().map(|&i| ds.contracts[i].value()).sum();
     let related: Vec<_> = e.rounded.iter().take(500).map(|&i| contract_ref(&ds.contracts[i])).collect();
     let n = e.members.len();
-    let mut a = Finding {
+    Finding {
         detector: NAME,
         kind: AnomalyType::PatternAnomaly,
         key: format!("{side}-{}", e.id),
@@ -221,9 +221,8 @@ fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, 
             ("round_value", json!(round2(at_stake))),
         ],
     }
-    .build();
-    a.severity = a.severity.min(MAX_SEVERITY);
-    a
+    .build()
+    .at_most(MAX_SEVERITY)
 }
 
 #[cfg(test)]

@@ -121,14 +121,6 @@ pub fn organ_months<'a>(ds: &'a Dataset, cancel: &CancelFlag) -> Result<(Grid, V
     Ok((Grid { first: lo, len }, out))
 }
 
-/// Caps a finding's severity at high: a deviation of an organ's spending pattern (a spike, a
-/// level shift, a December, a cadence, a supplier's share) asks for an explanation but proves
-/// no wrong by itself, and critical is kept for strong evidence of one.
-pub fn at_most_high(mut a: crate::model::anomaly::Anomaly) -> crate::model::anomaly::Anomaly {
-    a.severity = a.severity.min(crate::model::anomaly::Severity::High);
-    a
-}
-
 /// Median and 1.4826 MAD (at least `floor`) of a slice, without changing it.
 pub fn robust(values: &[f64], floor: f64) -> (f64, f64) {
     let mut v = values.to_vec();

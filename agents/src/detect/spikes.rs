@@ -22,7 +22,7 @@
 //! `margin_confidence(z - T(s), 1.5)`. The money at stake is the month's value above the
 //! organ's median month. Complexity: linear in the contracts plus organs x months.
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use serde_json::json;
@@ -220,7 +220,7 @@ fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f6
         ],
     }
     .build();
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

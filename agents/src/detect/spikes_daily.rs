@@ -30,7 +30,7 @@
 //! expected share, `value (1 - lambda / k)`. Complexity: `O(n log n)` (one sort of each
 //! organ's contracts by day and process).
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use std::collections::HashMap;
@@ -277,7 +277,7 @@ fn anomaly(sh: &Shared<'_>, b: &Burst<'_>, confidence: f64, sensitivity: f64) ->
         ],
     }
     .build();
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //! largest December contracts that make up that excess. Complexity: linear in the contracts,
 //! plus the covered organ-years squared for the baselines (a few hundred organ-years).
 //!
-//! Severity: high at most ([`super::series::at_most_high`]): the pattern asks for an
+//! Severity: high at most ([`crate::model::anomaly::Anomaly::at_most`]): the pattern asks for an
 //! explanation; it proves no wrong by itself.
 
 use chrono::Datelike;
@@ -332,7 +332,7 @@ fn anomaly(ds: &Dataset, y: &Year<'_>, b: &Baselines, confidence: f64, p: &Detec
         "own_usual_december_share": round4(b.own.share),
         "peer_usual_december_share": round4(b.peers.share),
     }));
-    super::series::at_most_high(a)
+    a.at_most(crate::model::anomaly::Severity::High)
 }
 
 #[cfg(test)]

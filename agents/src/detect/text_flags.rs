@@ -147,13 +147,9 @@ impl Detector for BrandRestriction {
                 return None;
             }
             let f = read(&c.object);
-            brand_confidence(&f, p.sensitivity).map(|conf| {
-                // The contract names the product it bought: the restriction, if any, was in the
-                // edital, which the record does not show. Worth a question, medium at most.
-                let mut a = brand(c, &f, conf, p.sensitivity);
-                a.severity = a.severity.min(Severity::Medium);
-                a
-            })
+            // The contract names the product it bought: the restriction, if any, was in the
+            // edital, which the record does not show. Worth a question, medium at most.
+            brand_confidence(&f, p.sensitivity).map(|conf| brand(c, &f, conf, p.sensitivity).at_most(Severity::Medium))
         })
     }
 }

@@ -232,3 +232,12 @@ impl Anomaly {
             .map(|e| e.id.as_str())
     }
 }
+
+impl Anomaly {
+    /// The same finding with its severity capped at `max`: for rules whose evidence asks for
+    /// an explanation but cannot prove a wrong by itself (see each detector's doc).
+    pub fn at_most(mut self, max: Severity) -> Anomaly {
+        self.severity = self.severity.min(max);
+        self
+    }
+}

@@ -1,0 +1,56 @@
+//! Tests of the contract-text reading: specificity, brands, entities.
+
+use super::*;
+
+#[test]
+fn generic_objects_have_no_specific_words_and_real_ones_do() {
+    assert_eq!(read("AQUISIÇÃO DE MATERIAL").specific_words, 0);
+    assert_eq!(read("PRESTAÇÃO DE SERVIÇOS DIVERSOS").specific_words, 0);
+    assert_eq!(read("Material de consumo").specific_words, 0);
+    let real = read("AQUISIÇÃO DE MEDICAMENTOS (DIPIRONA SÓDICA 500 MG) PARA O HOSPITAL, LOTE 7");
+    assert!(real.specific_words >= 4 && real.has_numbers);
+}
+
+#[test]
+fn brands_count_unless_an_equivalent_is_accepted() {
+    let f = read("AQUISIÇÃO DE NOTEBOOKS, MARCA DELL, EXCLUSIVAMENTE");
+    assert!(f.brand_keyword && f.exclusive);
+    assert_eq!(f.brands, vec!["dell"]);
+    assert_eq!(f.brand_score(), 4.0);
+    assert_eq!(read("NOTEBOOKS DELL OU SIMILAR").brand_score(), 0.0);
+    assert_eq!(read("TONER HP OU DE MELHOR QUALIDADE").brand_score(), 0.0);
+    assert_eq!(read("NOTEBOOKS HP").brand_score(), 1.0);
+    assert_eq!(read("SEM ACEITAÇÃO DE SIMILARES, MARCA CANON").brand_score(), 4.0);
+    assert!(read("NÃO SERÃO ACEITOS SIMILARES").exclusive && !read("MARCA CANON").exclusive);
+    assert_eq!(read("LIMPEZA PREDIAL").brand_score(), 0.0);
+    assert!(may_name_brand("NOTEBOOKS, MARCA DELL") && may_name_brand("toner hp"));
+    assert!(!may_name_brand("LIMPEZA PREDIAL, HPX, SHELLS") && !may_name_brand("AÇÃO DELLÃ"));
+}
+
+#[test]
+fn a_maker_named_for_equipment_in_place_or_an_institutions_image_is_no_brand_restriction() {
+    // Real objects of the January 2024 Compras download.
+    for object in [
+        "CONTRATAÇÃO DE SERVIÇOS DE MANUTENÇÃO CORRETIVA, PREVENTIVA, CALIBRAÇÃO E ANÁLISE DE SEGURANÇA ELÉTRICA DE \
+         VENTILADORES PULMONARES MARCA DIXTAL",
+        "RENOVAÇÃO DE SUPORTE DO FABRICANTE, COM DIREITO DE ATUALIZAÇÃO DE SOFTWARE",
+        "AQUISIÇÃO DE ACESSÓRIOS PARA DISPOSITIVOS MÉDICOS DA MARCA DRAGER",
+        "CONTRATAÇÃO DE SERVIÇOS DE MONITORAMENTO DA MARCA DA UFABC EM REDES SOCIAIS",
+    ] {
+        assert_eq!(read(object).brand_score(), 0.0, "{object}");
+    }
+    assert_eq!(read("AQUISIÇÃO DE 02 (DOIS) SWITCHES DA MARCA: TPLINK").brand_score(), 2.0);
+    assert_eq!(read("AQUISIÇÃO DE CANETA MARCA-TEXTO AMARELA").brand_score(), 0.0);
+}
+
+#[test]
+fn entities_are_extracted_from_free_text() {
+    let e = entities(
+        "Contrato com 12.345.678/0001-95 de R$ 1.234.567,89 e R$ 500,00, marca Dell, conforme Lei 14.133/2021 e \
+         Decreto 11871",
+    );
+    assert_eq!(e.cnpjs, vec!["12345678000195"]);
+    assert_eq!(e.amounts, vec![1_234_567.89, 500.0]);
+    assert_eq!(e.brands, vec!["dell"]);
+    assert_eq!(e.laws, vec!["lei 14133", "decreto 11871"]);
+}
