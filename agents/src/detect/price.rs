@@ -46,7 +46,8 @@ use serde_json::json;
 use super::Detector;
 use super::common::{contract_ref, details, iso, round2, round4, severity};
 use super::price_baselines::{Baselines, Entity, Group, Level, price_of};
-use super::price_items::{self, ItemBaselines};
+use super::price_item_finding;
+use super::price_items::ItemBaselines;
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::Shared;
 use crate::agent::{AnalysisError, CancelFlag};
@@ -170,8 +171,16 @@ impl Detector for PriceZScore {
             }
             if let Some(items) = items.as_ref().filter(|it| it.judges(i)) {
                 let t = ROBUST.at(p.sensitivity);
-                let found = items.flags(ds, i, t, MIN_RATIO.at(p.sensitivity));
-                by_items.extend(price_items::anomaly(ds, items, i, &found, t, p.sensitivity, p.confidence_threshold));
+                let found = items.flags(ds, i, t, MIN_RATIO.at(p.sensitivity), p.sensitivity);
+                by_items.extend(price_item_finding::anomaly(
+                    ds,
+                    items,
+                    i,
+                    &found,
+                    t,
+                    p.sensitivity,
+                    p.confidence_threshold,
+                ));
                 continue;
             }
             if b.group_of[i] == u32::MAX {

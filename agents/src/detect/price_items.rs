@@ -9,30 +9,40 @@
 //! [`MIN_ITEMS`] priced items from at least [`MIN_CONTRACTS`] contracts (one contract cannot
 //! be its own baseline) and a homogeneous spread (1.4826 MAD of ln(unit price)
 //! at most [`super::price_groups::MAX_SIGMA`]: one description covering different units of
-//! measure or different goods has no central price). An item is flagged when the robust
-//! z-scores of its ln(unit price) *and* of its ln(line total) (quantity x unit price) both
-//! exceed the detector's threshold and its unit price is at least the detector's least ratio
-//! times the median. The item files give no unit of measure: a unit price far above its peers
-//! whose line total is ordinary is a different unit (a year priced as one unit, a kit as one
-//! test), not a higher price; so is a quantity more than ten times from the group's usual
-//! one ([`MAX_QUANTITY_GAP`]). The contract's finding
+//! measure or different goods has no central price). The item files give no unit of measure,
+//! and a catalogue description is a class of goods (a bus and a sedan are both "VEÍCULO
+//! TRANSPORTE PESSOAL"): a unit price far above its peers is overpricing only when nothing
+//! else explains it. An item is flagged on either of two tests:
+//!
+//! - corroborated: the robust z-scores of its ln(unit price) *and* of its ln(line total)
+//!   (quantity x unit price) both exceed the detector's threshold, and the unit price is at
+//!   least the detector's least ratio ([`super::price::MIN_RATIO`], three times at the default)
+//!   times the median: the organ spent on the line as far beyond its peers as the price is;
+//! - precise: the unit price stands at least [`PRECISE`] robust deviations above its peers
+//!   (five at the default: no product priced by its peers' market comes near) and between
+//!   [`MIN_RATIO`] (twice at the default, the classic overpricing screen for the same item)
+//!   and [`UNIT_GAP`] times the median, with a line total above the group's usual one (robust
+//!   z above 0), and its complementary description names no specification the group's other
+//!   items do not share ([`super::item_specs`]). A price ten times its peers' with an ordinary
+//!   line is another unit (a cylinder priced against prices per kilogram), not a price.
+//!
+//! Under both, a unit price whose line total is ordinary or smaller is a different unit (a
+//! year priced as one unit, a box as one piece), and so is a quantity more than ten times
+//! from the group's usual one ([`MAX_QUANTITY_GAP`]). The contract's finding ([`super::price_item_finding`])
 //! names its worst item, and the money at stake is the excess over the group median times the
 //! quantity, summed over its flagged items. A contract with at least one item in a judging
 //! group is judged here and not on its total. Linear in the items plus a sort per group.
 
 use std::collections::HashMap;
 
-use serde_json::json;
-
-use super::common::{FxBuild, contract_ref, iso, round2, round4};
-use super::finding::{Finding, pattern, point};
+use super::common::FxBuild;
+use super::item_specs::{SpecCounts, spec_words};
 use super::object_signature::is_uninformative;
 use super::price_groups::{MAX_SIGMA, MIN_SIGMA, robust};
-use super::sensitivity::{margin_confidence, tidy};
-use crate::model::anomaly::{Anomaly, AnomalyType};
+use super::sensitivity::Threshold;
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
-use crate::text::{fold, format_brl, format_decimal};
+use crate::text::fold;
 
 /// Fewest priced items of one description for a unit-price baseline.
 pub const MIN_ITEMS: usize = 12;
@@ -44,8 +54,18 @@ pub const MIN_CONTRACTS: usize = 10;
 /// hundred (a building's painting priced as one global unit against prices per square metre)
 /// is another unit of measure, which the item files do not give.
 pub const MAX_QUANTITY_GAP: f64 = std::f64::consts::LN_10;
-/// Most flagged items listed in a finding's evidence.
-const MAX_LISTED: usize = 10;
+/// Least ratio of an item's unit price to its catalogue peers' median under the precise test,
+/// as sensitivity moves it (flagged at or above): three times (s = 0), twice (s = 0.7), any
+/// (s = 1, the spec's literal rule, where the z-score alone decides).
+pub const MIN_RATIO: Threshold = Threshold::new(3.0, 2.0, 1.0);
+/// Least robust z-score of an item's unit price under the precise test, as sensitivity moves it.
+pub const PRECISE: Threshold = Threshold::new(8.0, 5.0, 3.0);
+/// Least robust z-score of an item's line total under the precise test: above the group's
+/// usual line total.
+pub const MIN_LINE_Z: f64 = 0.0;
+/// Ratio to the median from which a unit price with an uncorroborated line total is taken for
+/// another unit of measure under the precise test.
+pub const UNIT_GAP: f64 = 10.0;
 
 /// The baseline of one catalogue description.
 #[derive(Debug, Clone)]
@@ -90,6 +110,8 @@ pub struct ItemFlag {
     pub z_line: f64,
     /// (unit price - group median) x quantity.
     pub excess: f64,
+    /// The test that flagged it: "corroborated" or "precise" (see the module doc).
+    pub test: &'static str,
 }
 
 /// Every item baseline, and each item's group.
@@ -100,6 +122,8 @@ pub struct ItemBaselines {
     item_group: Vec<Vec<u32>>,
     /// Per contract: its items' unit prices.
     units: Vec<Vec<f64>>,
+    /// Per group: how many items name each specification word.
+    specs: SpecCounts,
 }
 
 /// Unit prices of a contract's items: `Valor Item` is the unit price when quantity x value adds
@@ -153,6 +177,7 @@ impl ItemBaselines {
         let mut names: Vec<String> = Vec::new();
         let mut item_group = Vec::with_capacity(ds.contracts.len());
         let mut units = Vec::with_capacity(ds.contracts.len());
+        let mut specs = SpecCounts::default();
         for (i, c) in ds.contracts.iter().enumerate() {
             if c.items.is_empty() {
                 item_group.push(Vec::new());
@@ -179,6 +204,7 @@ impl ItemBaselines {
                     e[0].push((i as u32, unit.ln()));
                     e[1].push((i as u32, (unit * it.quantity).ln()));
                     e[2].push((i as u32, it.quantity.ln()));
+                    specs.add(g as usize, &spec_words(it));
                     g
                 })
                 .collect();
@@ -198,7 +224,7 @@ impl ItemBaselines {
                 ItemGroup { description, size, contracts, median_log, sigma, median_line, sigma_line, median_qty }
             })
             .collect();
-        ItemBaselines { groups, item_group, units }
+        ItemBaselines { groups, item_group, units, specs }
     }
 
     /// Whether contract `i` has an item in a judging group (then it is judged on unit prices).
@@ -206,10 +232,11 @@ impl ItemBaselines {
         self.item_group[i].iter().any(|&g| g != u32::MAX && self.groups[g as usize].judges())
     }
 
-    /// The items of contract `i` whose unit price and line total both have a robust z-score
-    /// above `threshold` and whose unit price is at least `min_ratio` times the median, worst
-    /// first.
-    pub fn flags(&self, ds: &Dataset, i: usize, threshold: f64, min_ratio: f64) -> Vec<ItemFlag> {
+    /// The items of contract `i` flagged by the corroborated test (z-scores above `threshold`,
+    /// at least `ratio` times the median) or the precise test at sensitivity `s` (see the module
+    /// doc), worst first.
+    pub fn flags(&self, ds: &Dataset, i: usize, threshold: f64, ratio: f64, s: f64) -> Vec<ItemFlag> {
+        let (precise, precise_ratio) = (PRECISE.at(s).max(threshold), MIN_RATIO.at(s).ln());
         let c = &ds.contracts[i];
         let mut out: Vec<ItemFlag> = self.item_group[i]
             .iter()
@@ -218,165 +245,29 @@ impl ItemBaselines {
             .filter_map(|(k, &g)| {
                 let grp = &self.groups[g as usize];
                 let unit = self.units[i][k];
-                let z = (unit.ln() - grp.median_log) / grp.sigma;
+                let log_ratio = unit.ln() - grp.median_log;
+                let z = log_ratio / grp.sigma;
                 let quantity = c.items[k].quantity;
                 let z_line = ((unit * quantity).ln() - grp.median_line) / grp.sigma_line;
-                let far = unit.ln() - grp.median_log >= min_ratio.ln();
                 let usual_quantity = (quantity.ln() - grp.median_qty).abs() <= MAX_QUANTITY_GAP;
-                (z > threshold && z_line > threshold && far && usual_quantity).then(|| ItemFlag {
+                let corroborated = z > threshold && z_line > threshold && log_ratio >= ratio.ln();
+                let precise = z > precise
+                    && z_line > MIN_LINE_Z
+                    && log_ratio >= precise_ratio
+                    && log_ratio < UNIT_GAP.ln()
+                    && self.specs.shared(g as usize, &spec_words(&c.items[k]));
+                ((corroborated || precise) && usual_quantity).then(|| ItemFlag {
                     item: k,
                     group: g as usize,
                     unit,
                     z,
                     z_line,
                     excess: (unit - grp.median_log.exp()) * c.items[k].quantity,
+                    test: if corroborated { "corroborated" } else { "precise" },
                 })
             })
             .collect();
         out.sort_by(|a, b| b.z.total_cmp(&a.z).then(a.item.cmp(&b.item)));
         out
     }
-}
-
-/// The finding of a contract with flagged items; `None` below `min_confidence`.
-pub fn anomaly(
-    ds: &Dataset,
-    b: &ItemBaselines,
-    i: usize,
-    flags: &[ItemFlag],
-    threshold: f64,
-    s: f64,
-    min_confidence: f64,
-) -> Option<Anomaly> {
-    let worst = flags.first()?;
-    let c = &ds.contracts[i];
-    let g = &b.groups[worst.group];
-    let small = if g.size < 50 { 0.95 } else { 1.0 };
-    let confidence = tidy(margin_confidence(worst.z - threshold, 0.75) * small);
-    if confidence < min_confidence {
-        return None;
-    }
-    let median = g.median_log.exp();
-    let ratio = worst.unit / median;
-    let at_stake: f64 = flags.iter().map(|f| f.excess.max(0.0)).sum();
-    let item = &c.items[worst.item];
-    let number = if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() };
-    let supplier = if c.supplier.name.is_empty() { "fornecedor não informado" } else { c.supplier.name.as_str() };
-    let listed: Vec<serde_json::Value> = flags
-        .iter()
-        .take(MAX_LISTED)
-        .map(|f| {
-            let grp = &b.groups[f.group];
-            pattern(
-                "unit_price_above_like_items",
-                format!(
-                    "{} at {:.1}x the median unit price",
-                    c.items[f.item].description,
-                    f.unit / grp.median_log.exp()
-                ),
-                json!({
-                    "item": c.items[f.item].code,
-                    "description": c.items[f.item].description,
-                    "quantity": c.items[f.item].quantity,
-                    "unit_price": round2(f.unit),
-                    "peer_median_unit_price": round2(grp.median_log.exp()),
-                    "peer_items": grp.size,
-                    "peer_contracts": grp.contracts,
-                    "z_score": round4(f.z),
-                    "line_total_z_score": round4(f.z_line),
-                }),
-            )
-        })
-        .collect();
-    Some(
-        Finding {
-            detector: super::price::NAME,
-            kind: AnomalyType::PriceAnomaly,
-            key: c.id.to_string(),
-            confidence,
-            at_stake,
-            threshold: round4(threshold),
-            description: format!(
-                "Contrato {number} com {supplier}: o item \"{}\" custa {} por unidade, {} vezes a mediana de {} dos \
-                 {} itens iguais em {} contratos (z robusto = {})",
-                item.description,
-                format_brl(worst.unit),
-                format_decimal(ratio, 1),
-                format_brl(median),
-                g.size,
-                g.contracts,
-                format_decimal(worst.z, 2)
-            ),
-            human_pt: format!(
-                "No contrato {number} ({}), {supplier} cobra {} por unidade de \"{}\" ({} unidades), {} vezes o preço \
-                 unitário típico do mesmo item em {} outros contratos. {} item(ns) do contrato estão acima dos pares; \
-                 a diferença soma {}. Vale pedir ao órgão a pesquisa de preços.",
-                c.object.chars().take(100).collect::<String>(),
-                format_brl(worst.unit),
-                item.description,
-                format_decimal(item.quantity, 0),
-                format_decimal(ratio, 1),
-                g.contracts.saturating_sub(1),
-                flags.len(),
-                format_brl(at_stake)
-            ),
-            human_en: format!(
-                "The unit price of '{}' is {ratio:.1} times the median unit price of the same catalogue item in {} \
-                 contracts; the excess over the median, times the quantities, is {}.",
-                item.description,
-                g.contracts,
-                format_brl(at_stake)
-            ),
-            technical: format!(
-                "Rule 'unit_price' at sensitivity {s}: robust z of ln(unit price) among the {} priced items of the \
-                 description '{}' ({} contracts; median ln = {:.3}, 1.4826 MAD = {:.3}, homogeneous: at most {MAX_SIGMA}) \
-                 = {:.3}, and of ln(line total) = {:.3} (threshold {:.3} for both).",
-                g.size, g.description, g.contracts, g.median_log, g.sigma, worst.z, worst.z_line, threshold
-            ),
-            primary: contract_ref(c),
-            related: Vec::new(),
-            data_points: vec![
-                point("unit_price", worst.unit, iso(c.signed_on)),
-                point("peer_median_unit_price", median, iso(c.signed_on)),
-                point("z_score", worst.z, iso(c.signed_on)),
-            ],
-            patterns: listed,
-            method: "robust_zscore_log_unit_price",
-            score: worst.z,
-            contamination: flags.len() as f64 / c.items.len().max(1) as f64,
-            peer: Some(json!({
-                "group": g.description,
-                "baseline": "catalogue_item",
-                "size": g.size,
-                "contracts": g.contracts,
-                "median": round2(median),
-                "median_log": round4(g.median_log),
-                "sigma_log": round4(g.sigma),
-            })),
-            regulatory: None,
-            factors: vec![
-                ("z_score".into(), 0.6, format!("ln(unit price) is {:.2} robust deviations above its peers", worst.z)),
-                ("ratio_to_median".into(), 0.3, format!("unit price is {ratio:.1} times the peer median")),
-                ("flagged_items".into(), 0.1, format!("{} item(s) above their peers", flags.len())),
-            ],
-            details: vec![
-                ("rule", json!("unit_price")),
-                ("sensitivity", json!(s)),
-                ("baseline", json!("catalogue_item")),
-                ("z_score", json!(round4(worst.z))),
-                ("peer_group", json!(g.description)),
-                ("peer_size", json!(g.size)),
-                ("peer_contracts", json!(g.contracts)),
-                ("peer_median", json!(round2(median))),
-                ("value", json!(round2(worst.unit))),
-                ("quantity", json!(item.quantity)),
-                ("ratio_to_median", json!(round2(ratio))),
-                ("flagged_items", json!(flags.len())),
-                ("organ", json!(c.organ.code)),
-                ("supplier", json!(c.supplier.document)),
-            ],
-        }
-        .build(),
-    )
-    .map(|a| a.at_most(super::price::MAX_SEVERITY))
 }

@@ -221,10 +221,10 @@ fn real_portal_items_are_priced_per_unit() {
     });
     c.initial_value = 1000.0 * 530.0 + 400_827.75;
     c.final_value = c.initial_value;
-    assert_eq!(super::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
+    assert_eq!(crate::detect::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
     // A source giving item totals instead: the unit price is the total over the quantity.
     c.items[0].value = 530_000.0;
-    assert_eq!(super::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
+    assert_eq!(crate::detect::price_items::unit_prices(&c), vec![530.0, 400_827.75]);
 }
 
 #[test]
@@ -338,4 +338,47 @@ fn a_five_year_service_is_not_overpriced_against_one_year_ones() {
     let last = cs.len() - 1;
     year(&mut cs[last]);
     assert_eq!(run(cs, &all).len(), 1, "the same total over one year is a finding");
+}
+
+/// Thirty contracts buying 3 or 4 units of one well-specified item at 5.00 to 5.60 a unit.
+fn precise_peers(description: &str) -> Vec<Contract> {
+    (0..30)
+        .map(|i| with_item(&format!("c{i}"), description, 3.0 + (i % 2) as f64, 5.0 + 0.1 * (i % 7) as f64))
+        .collect()
+}
+
+#[test]
+fn twice_the_unit_price_of_a_precisely_priced_item_is_a_finding() {
+    let mut cs = precise_peers("CANETA ESFEROGRÁFICA AZUL");
+    cs.push(with_item("double", "CANETA ESFEROGRÁFICA AZUL", 4.0, 11.5));
+    let found = run(cs, &DetectionParams::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].affected_entities.primary.id, "double");
+    assert_eq!(found[0].technical_details["test"], "precise");
+}
+
+#[test]
+fn ten_times_a_precise_price_on_an_ordinary_line_is_another_unit() {
+    // Boxes of 12 priced against prices per piece: the line total is what peers' pieces cost.
+    let mut cs: Vec<Contract> = (0..30)
+        .map(|i| {
+            let quantity = 100.0 + 50.0 * (i % 4) as f64;
+            with_item(&format!("c{i}"), "CANETA ESFEROGRÁFICA AZUL", quantity, 5.0 + 0.1 * (i % 7) as f64)
+        })
+        .collect();
+    cs.push(with_item("box", "CANETA ESFEROGRÁFICA AZUL", 20.0, 64.0));
+    assert!(run(cs, &DetectionParams::default()).is_empty());
+}
+
+#[test]
+fn an_item_whose_specification_its_peers_lack_is_another_product() {
+    let mut cs = precise_peers("VEÍCULO TRANSPORTE PESSOAL");
+    let mut bus = with_item("bus", "VEÍCULO TRANSPORTE PESSOAL", 4.0, 13.0);
+    bus.items[0].complement = "VEÍCULO TRANSPORTE PESSOAL, TIPO ÔNIBUS, CAPACIDADE 44 PASSAGEIROS".into();
+    cs.push(bus);
+    assert!(run(cs.clone(), &DetectionParams::default()).is_empty());
+    // The same price with the group's own specification is a finding.
+    let n = cs.len() - 1;
+    cs[n].items[0].complement = "".into();
+    assert_eq!(run(cs, &DetectionParams::default()).len(), 1);
 }
