@@ -81,6 +81,7 @@ fn status_view(s: &PoolStatus) -> Value {
             "total_unloads": s.statistics.total_unloads,
             "cache_hits": s.statistics.cache_hits,
             "cache_misses": s.statistics.cache_misses,
+            "waiting_leases": s.statistics.waiting_leases,
         },
     })
 }

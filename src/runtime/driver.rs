@@ -238,13 +238,6 @@ async fn analyse(
     // One run of each detector serves every agent that uses it.
     let findings = Arc::new(FindingsCache::new());
     for (idx, agent) in agents.iter().copied().enumerate() {
-        let lease = match acquire(&deps.pool, agent).await {
-            Ok(l) => l,
-            Err(e) => {
-                failed.push((agent.as_str().into(), e));
-                continue;
-            }
-        };
         let tx = progress_tx.clone();
         let job = Job {
             dataset: dataset.clone(),
@@ -255,10 +248,14 @@ async fn analyse(
             }),
             findings: findings.clone(),
         };
-        let timeout = deps.analysis_timeout;
+        let (pool, timeout) = (deps.pool.clone(), deps.analysis_timeout);
+        // Each agent leases, analyses and returns its lease in its own future: under a cap
+        // smaller than the plan, an agent waits for another's lease without holding one.
         pending.push(async move {
+            let lease = acquire(&pool, agent, timeout).await?;
             let r = lease.host.call(|reply| HostMsg::Analyse(Box::new(job), reply), Some(timeout)).await;
-            (agent, r)
+            drop(lease);
+            Ok::<_, (AgentId, String)>((agent, r))
         });
     }
     drop(progress_tx);
@@ -278,8 +275,12 @@ async fn analyse(
                     em.progress(Phase::AgentAnalysis, pct, pending.len());
                 }
             }
-            Some((agent, r)) = pending.next() => {
-                match flatten(r) {
+            Some(done) = pending.next() => {
+                let (agent, r) = match done {
+                    Ok((agent, r)) => (agent, flatten(r)),
+                    Err((agent, e)) => (agent, Err(e)),
+                };
+                match r {
                     Ok(out) => {
                         for a in &out.anomalies {
                             if emitted.insert(a.id.clone()) {
@@ -325,11 +326,13 @@ fn flatten(
     }
 }
 
-async fn acquire(pool: &ActorRef<PoolMsg>, agent: AgentId) -> Result<Lease, String> {
-    match pool.call(|r| PoolMsg::Acquire(agent, r), Some(Duration::from_secs(10))).await {
+/// Leases `agent`, waiting at most `timeout` for a slot under the cap.
+async fn acquire(pool: &ActorRef<PoolMsg>, agent: AgentId, timeout: Duration) -> Result<Lease, (AgentId, String)> {
+    match pool.call(|r| PoolMsg::Acquire(agent, r), Some(timeout)).await {
         Ok(CallResult::Success(Ok(lease))) => Ok(lease),
-        Ok(CallResult::Success(Err(e))) => Err(e.to_string()),
-        _ => Err("agent pool did not answer".into()),
+        Ok(CallResult::Success(Err(e))) => Err((agent, e.to_string())),
+        Ok(CallResult::Timeout) => Err((agent, "no agent slot became free in time (max_loaded_agents)".into())),
+        _ => Err((agent, "agent pool did not answer".into())),
     }
 }
 

@@ -21,8 +21,17 @@ pub type AgentFactory = Arc<dyn Fn(AgentId) -> Option<Box<dyn Agent>> + Send + S
 pub(crate) struct HostShared {
     /// Analyses running now.
     pub in_flight: AtomicUsize,
+    /// Leases held now (see `lease.rs`): the agent is in use from its lease on.
+    pub leases: AtomicUsize,
     /// Net bytes the agent's construction kept (measured, see `memory::measure`).
     pub memory_bytes: AtomicI64,
+}
+
+impl HostShared {
+    /// Whether the agent is leased or analysing: the cap and the idle reaper leave it alone.
+    pub(crate) fn in_use(&self) -> bool {
+        self.leases.load(Ordering::Acquire) > 0 || self.in_flight.load(Ordering::Acquire) > 0
+    }
 }
 
 /// One analysis to run.

@@ -12,6 +12,7 @@ mod driver;
 mod emitter;
 mod events;
 mod host;
+mod lease;
 pub mod memory;
 mod orchestrator;
 mod pool;

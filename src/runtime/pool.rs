@@ -1,8 +1,10 @@
 //! `AgentPool`: the single owner of agent lifecycles. Spawns an `AgentHost` on first use
 //! (linked, so it supervises it), reaps idle agents and enforces the cap (least recently used
 //! first) in the same handler that hands out refs, so nobody gets a ref to an agent being
-//! reaped. A failed agent is forgotten and re-spawned on next use; too many failures in a
-//! window make it unavailable for a while instead of looping.
+//! reaped. An agent is in use from its lease on (`lease.rs`): the cap and the reaper only
+//! unload agents nobody holds, and a lease the cap cannot serve waits for a returned one. A
+//! failed agent is forgotten and re-spawned on next use; too many failures in a window make
+//! it unavailable for a while instead of looping.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -17,14 +19,10 @@ use vigia_agents::AgentId;
 
 use super::RuntimeError;
 use super::host::{AgentFactory, AgentHost, HostArgs, HostMsg, HostShared};
+pub(crate) use super::lease::Lease;
+use super::lease::{Waiter, Waiting};
 use super::memory::to_mb;
 use super::reports::*;
-
-/// What the pool hands out: a ref to a live host.
-#[derive(Clone)]
-pub(crate) struct Lease {
-    pub host: ActorRef<HostMsg>,
-}
 
 pub(crate) enum PoolMsg {
     Acquire(AgentId, RpcReplyPort<Result<Lease, RuntimeError>>),
@@ -35,6 +33,8 @@ pub(crate) enum PoolMsg {
     Status(RpcReplyPort<PoolStatus>),
     Configure(PoolSettings, RpcReplyPort<PoolStatus>),
     Tick,
+    /// A lease was dropped: waiting requests may be served.
+    Released,
     StopAll(RpcReplyPort<()>),
 }
 
@@ -61,6 +61,8 @@ pub(crate) struct PoolState {
     unavailable_until: HashMap<AgentId, Instant>,
     stats: PoolStatistics,
     ticker: Option<JoinHandle<()>>,
+    /// Lease requests waiting for a slot under the cap.
+    waiting: Waiting,
 }
 
 pub(crate) struct AgentPool;
@@ -84,6 +86,7 @@ impl Actor for AgentPool {
             unavailable_until: HashMap::new(),
             stats: PoolStatistics::default(),
             ticker,
+            waiting: Waiting::default(),
         })
     }
 
@@ -92,15 +95,12 @@ impl Actor for AgentPool {
         st.reap(now);
         match msg {
             PoolMsg::Acquire(id, reply) => {
-                let r = st.ensure(&me, id, now).await.map(|_| {
-                    let l = &st.loaded[&id];
-                    Lease { host: l.host.clone() }
-                });
-                let _ = reply.send(r);
+                st.waiting.push((id, reply));
+                st.serve(&me, now).await;
             }
             PoolMsg::Load(id, reply) => {
                 let start = std::time::Instant::now();
-                let r = st.ensure(&me, id, now).await.map(|fresh| LoadReport {
+                let r = st.ensure(&me, id, now).await.and_then(|fresh| fresh.ok_or(full(id))).map(|fresh| LoadReport {
                     agent_name: id.as_str().into(),
                     already_loaded: !fresh,
                     load_time_ms: if fresh { start.elapsed().as_secs_f64() * 1000.0 } else { 0.0 },
@@ -115,7 +115,7 @@ impl Actor for AgentPool {
                 let start = std::time::Instant::now();
                 let mut loaded_agents = Vec::new();
                 for id in st.preload_set() {
-                    if st.ensure(&me, id, now).await.is_ok() {
+                    if st.ensure(&me, id, now).await.is_ok_and(|fresh| fresh.is_some()) {
                         loaded_agents.push(id.as_str().to_string());
                     }
                 }
@@ -123,12 +123,8 @@ impl Actor for AgentPool {
                 let _ = reply.send(PreloadReport { loaded_agents, total_loaded: st.loaded.len(), total_time_ms });
             }
             PoolMsg::Cleanup(reply) => {
-                let idle: Vec<AgentId> = st
-                    .loaded
-                    .iter()
-                    .filter(|(_, l)| l.shared.in_flight.load(Ordering::Acquire) == 0)
-                    .map(|(id, _)| *id)
-                    .collect();
+                let idle: Vec<AgentId> =
+                    st.loaded.iter().filter(|(_, l)| !l.shared.in_use()).map(|(id, _)| *id).collect();
                 let mut report = CleanupReport { unloaded_agents: Vec::new(), freed_memory_mb: 0.0 };
                 for id in idle {
                     let u = st.unload(id, false);
@@ -150,8 +146,11 @@ impl Actor for AgentPool {
                 st.reap(now);
                 let _ = reply.send(st.status(now));
             }
-            PoolMsg::Tick => {}
+            PoolMsg::Tick | PoolMsg::Released => st.serve(&me, now).await,
             PoolMsg::StopAll(reply) => {
+                for (id, waiter) in st.waiting.take() {
+                    let _ = waiter.send(Err(RuntimeError::AgentUnavailable { agent: id, retry_after_secs: 0.0 }));
+                }
                 let ids: Vec<AgentId> = st.loaded.keys().copied().collect();
                 for id in ids {
                     st.unload(id, true);
@@ -196,8 +195,33 @@ impl Actor for AgentPool {
 }
 
 impl PoolState {
-    /// Makes `id` loaded and most recently used; `Ok(true)` when it had to be spawned.
-    async fn ensure(&mut self, me: &ActorRef<PoolMsg>, id: AgentId, now: Instant) -> Result<bool, RuntimeError> {
+    /// Serves the waiting lease requests the cap allows now, in arrival order; the others
+    /// keep waiting.
+    async fn serve(&mut self, me: &ActorRef<PoolMsg>, now: Instant) {
+        let mut still = Vec::new();
+        for (id, reply) in self.waiting.take() {
+            match self.ensure(me, id, now).await {
+                Ok(Some(_)) => {
+                    let l = &self.loaded[&id];
+                    let _ = reply.send(Ok(Lease::new(l.host.clone(), l.shared.clone(), me.clone())));
+                }
+                Ok(None) => still.push((id, reply) as Waiter),
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+        self.waiting.put_back(still);
+    }
+
+    /// Makes `id` loaded and most recently used: `Ok(Some(true))` when it had to be spawned,
+    /// `Ok(None)` when it is not loaded and every loaded agent is in use at the cap.
+    async fn ensure(
+        &mut self,
+        me: &ActorRef<PoolMsg>,
+        id: AgentId,
+        now: Instant,
+    ) -> Result<Option<bool>, RuntimeError> {
         if let Some(until) = self.unavailable_until.get(&id) {
             if *until > now {
                 return Err(RuntimeError::AgentUnavailable {
@@ -211,13 +235,13 @@ impl PoolState {
             l.last_used = now;
             l.last_used_wall = Utc::now();
             self.stats.cache_hits += 1;
-            return Ok(false);
+            return Ok(Some(false));
         }
-        self.stats.cache_misses += 1;
         while self.loaded.len() >= self.args.settings.max_loaded_agents {
-            let Some(victim) = self.least_recently_used_idle() else { break };
+            let Some(victim) = self.least_recently_used_idle() else { return Ok(None) };
             self.unload(victim, false);
         }
+        self.stats.cache_misses += 1;
         let shared = Arc::new(HostShared::default());
         let args = HostArgs { id, factory: self.args.factory.clone(), shared: shared.clone() };
         let (host, _) = Actor::spawn_linked(None, AgentHost, args, me.get_cell())
@@ -227,15 +251,11 @@ impl PoolState {
         self.loaded.insert(id, Loaded { host, shared, last_used: now, last_used_wall: Utc::now() });
         self.stats.total_loads += 1;
         metrics::counter!("vigia_agent_loads_total", "agent" => id.as_str()).increment(1);
-        Ok(true)
+        Ok(Some(true))
     }
 
     fn least_recently_used_idle(&self) -> Option<AgentId> {
-        self.loaded
-            .iter()
-            .filter(|(_, l)| l.shared.in_flight.load(Ordering::Acquire) == 0)
-            .min_by_key(|(_, l)| l.last_used)
-            .map(|(id, _)| *id)
+        self.loaded.iter().filter(|(_, l)| !l.shared.in_use()).min_by_key(|(_, l)| l.last_used).map(|(id, _)| *id)
     }
 
     /// Stops idle agents past `unload_after_minutes`, then idle ones over the cap.
@@ -244,9 +264,7 @@ impl PoolState {
         let expired: Vec<AgentId> = self
             .loaded
             .iter()
-            .filter(|(_, l)| {
-                l.shared.in_flight.load(Ordering::Acquire) == 0 && now.duration_since(l.last_used) >= idle_for
-            })
+            .filter(|(_, l)| !l.shared.in_use() && now.duration_since(l.last_used) >= idle_for)
             .map(|(id, _)| *id)
             .collect();
         for id in expired {
@@ -271,13 +289,16 @@ impl PoolState {
             };
         };
         let busy = l.shared.in_flight.load(Ordering::Acquire);
-        if busy > 0 && !force {
+        if l.shared.in_use() && !force {
             return UnloadReport {
                 agent_name: name,
                 success: false,
                 freed_memory_mb: 0.0,
                 cancelled_analyses: 0,
-                reason: Some(format!("agent is busy with {busy} analyses; use force to cancel them")),
+                reason: Some(format!(
+                    "agent is in use ({busy} analyses running, {} leases held); use force to cancel them",
+                    l.shared.leases.load(Ordering::Acquire)
+                )),
             };
         }
         let freed = to_mb(l.shared.memory_bytes.load(Ordering::Relaxed));
@@ -359,9 +380,14 @@ impl PoolState {
             agents,
             agents_memory_mb: to_mb(total),
             settings: self.args.settings.clone(),
-            statistics: self.stats.clone(),
+            statistics: PoolStatistics { waiting_leases: self.waiting.len(), ..self.stats.clone() },
         }
     }
+}
+
+/// The answer to a load the cap cannot make room for: every loaded agent is in use.
+fn full(id: AgentId) -> RuntimeError {
+    RuntimeError::AgentUnavailable { agent: id, retry_after_secs: 1.0 }
 }
 
 /// Agents whose analysis the factory can build.

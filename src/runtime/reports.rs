@@ -88,6 +88,8 @@ pub struct PoolStatistics {
     pub cache_misses: u64,
     /// Analyses that panicked or failed the actor.
     pub failures: u64,
+    /// Lease requests waiting now for a slot under `max_loaded_agents`.
+    pub waiting_leases: usize,
 }
 
 /// The pool at a glance.

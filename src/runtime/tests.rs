@@ -115,6 +115,40 @@ async fn the_cap_unloads_the_least_recently_used_agent() {
 }
 
 #[tokio::test]
+async fn with_a_cap_of_one_every_agent_of_an_investigation_takes_its_turn() {
+    let (rt, store, _dir) = runtime_with(default_factory(), agents_config(15.0, 1)).await;
+    let inv = start(&rt, &store).await;
+    let done = finished(&store, inv.id).await;
+    assert_eq!(done.status, Status::Completed, "{:?}", done.error);
+    let r = done.results.unwrap();
+    assert!(r.agents_failed.is_empty(), "{:?}", r.agents_failed);
+    let implemented = rt.status().await.unwrap().implemented_agents;
+    assert_eq!(r.agents_used.len(), implemented.len(), "{:?}", r.agents_used);
+    assert!(implemented.len() >= 7);
+    let status = rt.status().await.unwrap();
+    assert_eq!((status.loaded_agents.len(), status.statistics.waiting_leases), (1, 0));
+}
+
+#[tokio::test]
+async fn a_leased_agent_is_in_use_before_its_analysis_starts() {
+    let factory: AgentFactory = Arc::new(|id| Some(Box::new(Sleeper(id)) as Box<dyn Agent>));
+    let (rt, store, _dir) = runtime_with(factory, agents_config(15.0, 1)).await;
+    let inv = start(&rt, &store).await;
+    wait_until("one agent is analysing", || async {
+        rt.status().await.unwrap().agents.iter().any(|a| a.in_flight > 0)
+    })
+    .await;
+    // The cap is full with an agent in use: loading another is refused, nothing is evicted.
+    let status = rt.status().await.unwrap();
+    let busy = status.loaded_agents.clone();
+    let other = status.implemented_agents.iter().find(|a| !busy.contains(a)).and_then(|a| AgentId::parse(a)).unwrap();
+    assert!(matches!(rt.load(other).await, Err(RuntimeError::AgentUnavailable { .. })));
+    assert_eq!(rt.status().await.unwrap().loaded_agents, busy);
+    assert!(rt.status().await.unwrap().statistics.waiting_leases > 0, "the other agents wait their turn");
+    assert!(rt.cancel_investigation(inv.id, Duration::from_secs(5)).await.unwrap());
+}
+
+#[tokio::test]
 async fn unknown_analyses_cannot_be_loaded() {
     let (rt, _store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
     assert!(matches!(rt.load(AgentId::Tiradentes).await, Err(RuntimeError::AgentUnavailable { .. })));
