@@ -94,13 +94,15 @@ impl App {
         let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
         let audit = Arc::new(AuditService::new(core.store.clone()));
         let auth = build_auth(&config, &core.store, audit.clone()).await?;
+        let (whitelist, _seeded) = WhitelistService::open(core.store.clone(), config.security.ip_whitelist_enabled)
+            .map_err(|e| anyhow::anyhow!("admin IP whitelist: {}", e.message))?;
         let state = AppState {
             services: Services {
                 investigations: core.investigations.clone(),
                 health,
                 auth,
                 admin: Arc::new(AdminService::new(core.runtime.clone())),
-                whitelist: Arc::new(WhitelistService::new(core.store.clone(), config.security.ip_whitelist_enabled)),
+                whitelist: Arc::new(whitelist),
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),
             },

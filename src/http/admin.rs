@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth_extract::AdminUser;
 use super::error::ApiError;
-use super::extract::ApiJson;
+use super::extract::{ApiJson, OptionalJson};
 use super::views::ts;
 use crate::domain::{ApiKey, UserId};
 use crate::error::{Error, ErrorCode};
@@ -149,8 +149,17 @@ async fn configure(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson
     Ok(Json(status_view(&s)).into_response())
 }
 
-async fn cleanup(State(st): State<AppState>, _: AdminUser) -> ApiResult {
-    let r = st.services.admin.cleanup().await?;
+/// The optional body of POST /cleanup.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CleanupBody {
+    /// Unload every agent not in use, however recently used.
+    #[serde(default)]
+    force: bool,
+}
+
+async fn cleanup(State(st): State<AppState>, _: AdminUser, OptionalJson(b): OptionalJson<CleanupBody>) -> ApiResult {
+    let r = st.services.admin.cleanup(b.force).await?;
     Ok(Json(json!({"unloaded_agents": r.unloaded_agents, "freed_memory_mb": r.freed_memory_mb})).into_response())
 }
 

@@ -1,5 +1,5 @@
-//! Extractors that parse at the edge and fail with the spec's envelope: JSON bodies (with the
-//! path of the offending field), investigation ids, and the `Last-Event-ID` header.
+//! Extractors that parse at the edge and fail with the spec's envelope: JSON bodies, required or
+//! optional (with the path of the offending field), investigation ids, and the `Last-Event-ID` header.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
@@ -17,32 +17,53 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError(Error::new(ErrorCode::PayloadTooLarge, "request body is too large"))
-            } else {
-                ApiError(Error::validation("body", "could not read the request body"))
-            }
-        })?;
+        let bytes = read(req, state).await?;
         if bytes.is_empty() {
             return Err(ApiError(Error::validation("body", "a JSON body is required")));
         }
-        let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        match serde_path_to_error::deserialize(de) {
-            Ok(v) => Ok(ApiJson(v)),
-            Err(e) => {
-                let path = e.path().to_string();
-                let inner = e.into_inner();
-                let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
-                let reason = if inner.is_syntax() || inner.is_eof() {
-                    format!("malformed JSON at line {} column {}", inner.line(), inner.column())
-                } else {
-                    strip_position(&inner.to_string())
-                };
-                Err(ApiError(Error::validation(&field, reason)))
-            }
-        }
+        parse(&bytes).map(ApiJson)
     }
+}
+
+/// A JSON body a route may omit (the spec says "none"): an empty body is `T::default()`.
+pub struct OptionalJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = read(req, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        parse(&bytes).map(OptionalJson)
+    }
+}
+
+async fn read<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|rejection| {
+        if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError(Error::new(ErrorCode::PayloadTooLarge, "request body is too large"))
+        } else {
+            ApiError(Error::validation("body", "could not read the request body"))
+        }
+    })
+}
+
+/// Parses a JSON body; errors name the field and the reason.
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
+        let reason = if inner.is_syntax() || inner.is_eof() {
+            format!("malformed JSON at line {} column {}", inner.line(), inner.column())
+        } else {
+            strip_position(&inner.to_string())
+        };
+        ApiError(Error::validation(&field, reason))
+    })
 }
 
 /// serde's messages end with " at line L column C"; the field path says more.

@@ -177,9 +177,10 @@ impl RuntimeHandle {
         call(&self.pool, "agent pool", PoolMsg::PreloadAll).await
     }
 
-    /// Unloads every agent with no analysis in flight.
-    pub async fn cleanup(&self) -> Result<CleanupReport, RuntimeError> {
-        call(&self.pool, "agent pool", PoolMsg::Cleanup).await
+    /// Unloads the agents idle longer than `unload_after_minutes`, or with `force` every agent
+    /// not in use (leased or analysing).
+    pub async fn cleanup(&self, force: bool) -> Result<CleanupReport, RuntimeError> {
+        call(&self.pool, "agent pool", |r| PoolMsg::Cleanup(force, r)).await
     }
 
     /// Loaded agents, memory, settings and counters.

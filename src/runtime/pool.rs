@@ -29,7 +29,8 @@ pub(crate) enum PoolMsg {
     Load(AgentId, RpcReplyPort<Result<LoadReport, RuntimeError>>),
     Unload(AgentId, bool, RpcReplyPort<Result<UnloadReport, RuntimeError>>),
     PreloadAll(RpcReplyPort<PreloadReport>),
-    Cleanup(RpcReplyPort<CleanupReport>),
+    /// Unloads agents idle past `unload_after_minutes`; with `true`, every agent not in use.
+    Cleanup(bool, RpcReplyPort<CleanupReport>),
     Status(RpcReplyPort<PoolStatus>),
     Configure(PoolSettings, RpcReplyPort<PoolStatus>),
     Tick,
@@ -92,7 +93,7 @@ impl Actor for AgentPool {
 
     async fn handle(&self, me: ActorRef<PoolMsg>, msg: PoolMsg, st: &mut PoolState) -> Result<(), ActorProcessingErr> {
         let now = Instant::now();
-        st.reap(now);
+        let reaped = st.reap(now);
         match msg {
             PoolMsg::Acquire(id, reply) => {
                 st.waiting.push((id, reply));
@@ -122,12 +123,17 @@ impl Actor for AgentPool {
                 let total_time_ms = start.elapsed().as_secs_f64() * 1000.0;
                 let _ = reply.send(PreloadReport { loaded_agents, total_loaded: st.loaded.len(), total_time_ms });
             }
-            PoolMsg::Cleanup(reply) => {
-                let idle: Vec<AgentId> =
-                    st.loaded.iter().filter(|(_, l)| !l.shared.in_use()).map(|(id, _)| *id).collect();
+            PoolMsg::Cleanup(force, reply) => {
+                let idle_for = Duration::from_secs_f64(st.args.settings.unload_after_minutes * 60.0);
+                let idle: Vec<AgentId> = st
+                    .loaded
+                    .iter()
+                    .filter(|(_, l)| !l.shared.in_use() && (force || now.duration_since(l.last_used) >= idle_for))
+                    .map(|(id, _)| *id)
+                    .collect();
                 let mut report = CleanupReport { unloaded_agents: Vec::new(), freed_memory_mb: 0.0 };
-                for id in idle {
-                    let u = st.unload(id, false);
+                // What the reaper just unloaded on this message's arrival is this cleanup's work too.
+                for u in reaped.into_iter().chain(idle.into_iter().map(|id| st.unload(id, false))) {
                     report.freed_memory_mb += u.freed_memory_mb;
                     report.unloaded_agents.push(u.agent_name);
                 }
@@ -258,8 +264,9 @@ impl PoolState {
         self.loaded.iter().filter(|(_, l)| !l.shared.in_use()).min_by_key(|(_, l)| l.last_used).map(|(id, _)| *id)
     }
 
-    /// Stops idle agents past `unload_after_minutes`, then idle ones over the cap.
-    fn reap(&mut self, now: Instant) {
+    /// Stops idle agents past `unload_after_minutes`, then idle ones over the cap; answers what
+    /// it unloaded.
+    fn reap(&mut self, now: Instant) -> Vec<UnloadReport> {
         let idle_for = Duration::from_secs_f64(self.args.settings.unload_after_minutes * 60.0);
         let expired: Vec<AgentId> = self
             .loaded
@@ -267,14 +274,16 @@ impl PoolState {
             .filter(|(_, l)| !l.shared.in_use() && now.duration_since(l.last_used) >= idle_for)
             .map(|(id, _)| *id)
             .collect();
+        let mut out = Vec::new();
         for id in expired {
             tracing::info!(agent = %id, "unloading idle agent");
-            self.unload(id, false);
+            out.push(self.unload(id, false));
         }
         while self.loaded.len() > self.args.settings.max_loaded_agents {
             let Some(victim) = self.least_recently_used_idle() else { break };
-            self.unload(victim, false);
+            out.push(self.unload(victim, false));
         }
+        out
     }
 
     fn unload(&mut self, id: AgentId, force: bool) -> UnloadReport {

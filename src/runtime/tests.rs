@@ -149,6 +149,15 @@ async fn a_leased_agent_is_in_use_before_its_analysis_starts() {
 }
 
 #[tokio::test]
+async fn cleanup_keeps_recently_used_agents_unless_forced() {
+    let (rt, _store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
+    rt.load(AgentId::Zumbi).await.unwrap();
+    assert!(rt.cleanup(false).await.unwrap().unloaded_agents.is_empty());
+    assert_eq!(rt.cleanup(true).await.unwrap().unloaded_agents, vec!["zumbi"]);
+    assert!(rt.status().await.unwrap().loaded_agents.is_empty());
+}
+
+#[tokio::test]
 async fn unknown_analyses_cannot_be_loaded() {
     let (rt, _store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
     assert!(matches!(rt.load(AgentId::Tiradentes).await, Err(RuntimeError::AgentUnavailable { .. })));

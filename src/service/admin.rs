@@ -85,9 +85,10 @@ impl AdminService {
         self.runtime.preload_all().await.map_err(runtime_error)
     }
 
-    /// Unloads every idle agent.
-    pub async fn cleanup(&self) -> Result<CleanupReport> {
-        self.runtime.cleanup().await.map_err(runtime_error)
+    /// Unloads the agents idle longer than `unload_after_minutes`, or with `force` every agent
+    /// not in use.
+    pub async fn cleanup(&self, force: bool) -> Result<CleanupReport> {
+        self.runtime.cleanup(force).await.map_err(runtime_error)
     }
 
     /// Changes the settings and answers the new status.

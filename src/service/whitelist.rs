@@ -73,6 +73,19 @@ impl WhitelistService {
         WhitelistService { store, enabled }
     }
 
+    /// Builds the facade and, when the whitelist is on and has no entry at all, seeds the
+    /// loopback defaults (as initialize-defaults would), so switching the gate on cannot lock
+    /// the admin out of the machine it runs on. Answers the addresses it added.
+    pub fn open(store: Store, enabled: bool) -> Result<(Self, Vec<String>)> {
+        let service = WhitelistService::new(store, enabled);
+        let empty = service.store.whitelist().map_err(Error::internal)?.is_empty();
+        let seeded = if enabled && empty { service.initialize_defaults()? } else { Vec::new() };
+        if !seeded.is_empty() {
+            tracing::warn!(addresses = ?seeded, "admin IP whitelist enabled while empty: seeded the loopback defaults");
+        }
+        Ok((service, seeded))
+    }
+
     /// The admin gate: when the whitelist is on, the caller's address must be admitted by an
     /// active, unexpired entry; PERMISSOES_INSUFICIENTES otherwise.
     pub fn authorize(&self, caller: Option<IpAddr>) -> Result<()> {

@@ -81,18 +81,33 @@ async fn with_the_whitelist_on_only_whitelisted_addresses_reach_admin_routes() {
     let t = off.admin_token().await;
     assert_eq!(off.get_as(&format!("{WL}/list"), &t).await.status(), 200);
     off.shutdown().await;
-    // On with nothing listed: even the admin is refused.
+    // On with nothing listed: the loopback defaults are seeded, so the admin is not locked out.
+    let on = app_in(&dir, true).await;
+    let t = on.admin_token().await;
+    let listed: Value = on.get_as(&format!("{WL}/list"), &t).await.json().await.unwrap();
+    assert!(listed.to_string().contains("127.0.0.1") && listed.to_string().contains("::1"), "{listed}");
+    assert_eq!(on.get_as("/api/v1/auth/me", &t).await.status(), 200);
+    on.shutdown().await;
+    // A whitelist without the caller's address refuses admin routes, and only them.
+    let off = app_in(&dir, false).await;
+    let t = off.admin_token().await;
+    for a in ["::1", "0.0.0.0", "localhost"] {
+        assert_eq!(off.delete_as(&format!("{WL}/remove/{a}"), &t).await.status(), 200, "{a}");
+    }
+    let r = off.put_as(&format!("{WL}/update/127.0.0.1"), &t, &json!({"is_active": false})).await;
+    assert_eq!(r.status(), 200);
+    off.shutdown().await;
     let on = app_in(&dir, true).await;
     let t = on.admin_token().await;
     let d = en_error(on.get_as(&format!("{WL}/list"), &t).await, 403, "PERMISSOES_INSUFICIENTES").await;
     assert_eq!(d["ip_address"], "127.0.0.1");
     assert_eq!(on.get_as("/api/v1/auth/me", &t).await.status(), 200, "only admin routes are gated");
     on.shutdown().await;
-    // Listed while off, then on: admitted, until the entry is switched off.
+    // Listed and active: admitted, until the entry is switched off.
     let off = app_in(&dir, false).await;
     let t = off.admin_token().await;
-    let body = json!({"ip_address": "127.0.0.1", "description": "this test"});
-    assert_eq!(off.post_as(&format!("{WL}/add"), &t, &body).await.status(), 201);
+    let r = off.put_as(&format!("{WL}/update/127.0.0.1"), &t, &json!({"is_active": true})).await;
+    assert_eq!(r.status(), 200);
     off.shutdown().await;
     let on = app_in(&dir, true).await;
     let t = on.admin_token().await;
@@ -145,7 +160,12 @@ async fn agents_load_unload_preload_and_report_their_measured_memory() {
     assert_eq!(p["success"], true);
     assert_eq!(p["total_loaded"], p["loaded_agents"].as_array().unwrap().len());
     assert!(p["total_time_ms"].is_number());
-    let c: Value = app.post_as(&format!("{LAZY}/cleanup"), &t, &json!({})).await.json().await.unwrap();
+    // Agents just used are kept; force unloads every agent not in use.
+    let kept: Value = app.post_as(&format!("{LAZY}/cleanup"), &t, &json!({})).await.json().await.unwrap();
+    assert_eq!(kept["unloaded_agents"], json!([]), "{kept}");
+    let bad = app.post_as(&format!("{LAZY}/cleanup"), &t, &json!({"force": "yes"})).await;
+    assert_eq!(en_error(bad, 400, "VALIDATION_ERROR").await["field"], "force");
+    let c: Value = app.post_as(&format!("{LAZY}/cleanup"), &t, &json!({"force": true})).await.json().await.unwrap();
     let sorted = |v: &Value| {
         let mut names: Vec<String> = v.as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
         names.sort();
