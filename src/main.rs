@@ -31,6 +31,9 @@ fn serve(config: Config) -> std::process::ExitCode {
         }
     };
     let result = rt.block_on(async { App::build(config).await?.run_until_stopped(shutdown_signal()).await });
+    // The store is flushed and closed by now; work still on the blocking pool (a demo generation
+    // between two of its cancellation checks) must not hold the exit.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -183,7 +183,8 @@ async fn build_auth(config: &Config, store: &Store, audit: Arc<AuditService>) ->
 
 /// A future that resolves on Ctrl-C or SIGTERM. The handlers are installed when this is
 /// called (inside the runtime), not when the future is first polled, so a signal that arrives
-/// while the server is starting is already a graceful stop rather than the default kill.
+/// while the server is starting is already a graceful stop rather than the default kill. A
+/// second signal during the graceful stop exits at once, with status 128 + the signal number.
 pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
@@ -194,6 +195,11 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
             match (interrupt, terminate) {
                 (Ok(mut i), Ok(mut t)) => {
                     tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
+                    tokio::spawn(async move {
+                        let code = tokio::select! { _ = i.recv() => 130, _ = t.recv() => 143 };
+                        tracing::warn!("second stop signal: exiting at once");
+                        std::process::exit(code);
+                    });
                 }
                 _ => {
                     let _ = tokio::signal::ctrl_c().await;

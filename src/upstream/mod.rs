@@ -5,11 +5,12 @@
 mod transparency;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{Datelike, Utc};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use vigia_agents::demo::{DemoSpec, generate};
+use vigia_agents::demo::{DemoSpec, Flavour, generate_until};
 
 pub use transparency::{TransparencyClient, UpstreamError};
 
@@ -59,7 +60,8 @@ impl Provider {
     }
 
     /// Generates demo data on the blocking pool (it is CPU-bound: about a second per million
-    /// contracts in release).
+    /// contracts in release). Dropping the future (a run aborted at shutdown, a cancelled
+    /// investigation) stops the generation at its next chunk instead of letting it run on.
     async fn demo_batch_async(
         &self,
         q: &DataQuery,
@@ -68,12 +70,32 @@ impl Provider {
     ) -> Result<DataBatch, PortError> {
         let this = Provider { api: None, demo: self.demo.clone(), default_organs: self.default_organs.clone() };
         let q = q.clone();
-        tokio::task::spawn_blocking(move || this.demo_batch(&q, organs, fallback_reason))
-            .await
-            .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))
+        let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = stop.0.clone();
+        let batch = tokio::task::spawn_blocking(move || {
+            this.demo_batch_until(&q, organs, fallback_reason, &|| flag.load(Ordering::Relaxed))
+        })
+        .await
+        .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))?;
+        drop(stop);
+        batch.ok_or_else(|| PortError::Data("demo data generation was stopped".into()))
     }
 
     fn demo_batch(&self, q: &DataQuery, organs: Vec<String>, fallback_reason: Option<String>) -> DataBatch {
+        match self.demo_batch_until(q, organs, fallback_reason, &|| false) {
+            Some(batch) => batch,
+            // Never asked to stop: the generation always completes.
+            None => DataBatch { dataset: Default::default(), provenance: demo_provenance(None) },
+        }
+    }
+
+    fn demo_batch_until(
+        &self,
+        q: &DataQuery,
+        organs: Vec<String>,
+        fallback_reason: Option<String>,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<DataBatch> {
         let spec = DemoSpec {
             seed: self.demo.seed,
             contracts: self.demo.records,
@@ -84,17 +106,8 @@ impl Provider {
             },
             year: q.intent.year,
         };
-        let data = generate(&spec);
-        DataBatch {
-            dataset: data.dataset,
-            provenance: Provenance {
-                source: "demo_data".into(),
-                demo_mode: true,
-                fetched_at: Some(Utc::now()),
-                cache_hit: false,
-                fallback_reason,
-            },
-        }
+        let data = generate_until(&spec, Flavour::Normal, stop)?;
+        Some(DataBatch { dataset: data.dataset, provenance: demo_provenance(fallback_reason) })
     }
 
     /// Demo data for `vigia investigate --records N` and direct agent calls.
@@ -102,6 +115,26 @@ impl Provider {
         let organs = self.organs(q);
         let p = Provider { api: None, demo: DemoConfig { seed, records }, default_organs: self.default_organs.clone() };
         p.demo_batch(q, organs, None)
+    }
+}
+
+/// Sets its flag when dropped: the generation it guards stops at its next check.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Where demo data comes from.
+fn demo_provenance(fallback_reason: Option<String>) -> Provenance {
+    Provenance {
+        source: "demo_data".into(),
+        demo_mode: true,
+        fetched_at: Some(Utc::now()),
+        cache_hit: false,
+        fallback_reason,
     }
 }
 

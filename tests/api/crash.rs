@@ -6,11 +6,16 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn serve(dir: &std::path::Path, port: u16, records: usize) -> Child {
+    serve_with(dir, port, records, &[])
+}
+
+/// The release-like binary serving demo data of `records` contracts, with `env` on top.
+pub fn serve_with(dir: &std::path::Path, port: u16, records: usize, env: &[(&str, &str)]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_vigia"))
         .arg("serve")
         .env_clear()
@@ -21,13 +26,14 @@ fn serve(dir: &std::path::Path, port: u16, records: usize) -> Child {
         .env("VIGIA_LOG", "warn")
         // The test polls faster than the anonymous burst allows.
         .env("VIGIA__RATE_LIMIT__ENABLED", "false")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts")
 }
 
-async fn wait_ready(client: &reqwest::Client, base: &str) {
+pub async fn wait_ready(client: &reqwest::Client, base: &str) {
     for _ in 0..1000 {
         if let Ok(r) = client.get(format!("{base}/health/ready")).send().await
             && r.status() == 200
@@ -39,6 +45,18 @@ async fn wait_ready(client: &reqwest::Client, base: &str) {
     panic!("the server never became ready");
 }
 
+/// Starts an investigation over demo data; its id.
+pub async fn start_anonymous(client: &reqwest::Client, base: &str) -> String {
+    let r = client
+        .post(format!("{base}/api/v1/investigations/start"))
+        .json(&json!({"query": "contratos da saúde", "data_source": "portal_transparencia"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string()
+}
+
 #[tokio::test]
 async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_restart() {
     let dir = tempfile::tempdir().unwrap();
@@ -47,14 +65,7 @@ async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_resta
     let client = reqwest::Client::new();
     let mut child = serve(dir.path(), port, 2_000_000);
     wait_ready(&client, &base).await;
-    let r = client
-        .post(format!("{base}/api/v1/investigations/start"))
-        .json(&json!({"query": "contratos da saúde", "data_source": "portal_transparencia"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let id = r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string();
+    let id = start_anonymous(&client, &base).await;
     child.kill().unwrap();
     child.wait().unwrap();
 

@@ -17,4 +17,5 @@ mod permissions;
 mod ratelimit;
 mod sessions;
 mod shutdown;
+mod signals;
 mod upstream;

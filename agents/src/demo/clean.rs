@@ -254,8 +254,15 @@ const CHUNK: usize = 8192;
 
 /// Generates `n` clean contracts at positions `0..n`, in parallel: each thread takes a
 /// contiguous run of chunks, each chunk with its own generator, so the output does not depend
-/// on the number of threads. `capacity` reserves room for contracts added later.
-pub fn generate(world: &World, seed: u64, n: usize, capacity: usize) -> (Vec<Contract>, Vec<Meta>) {
+/// on the number of threads. `capacity` reserves room for contracts added later. Stops early
+/// (with fewer contracts) when `stop` answers true, asked before every chunk.
+pub fn generate(
+    world: &World,
+    seed: u64,
+    n: usize,
+    capacity: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> (Vec<Contract>, Vec<Meta>) {
     let chunks = n.div_ceil(CHUNK);
     let threads = cores().clamp(1, chunks.max(1));
     let per_thread = chunks.div_ceil(threads.max(1)).max(1);
@@ -263,6 +270,9 @@ pub fn generate(world: &World, seed: u64, n: usize, capacity: usize) -> (Vec<Con
         let mut cs = Vec::with_capacity(reserve);
         let mut ms = Vec::with_capacity(reserve);
         for k in first..last {
+            if stop() {
+                break;
+            }
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for idx in k * CHUNK..((k + 1) * CHUNK).min(n) {
                 let (c, m) = make(world, &mut rng, idx);

@@ -174,11 +174,25 @@ pub fn generate(spec: &DemoSpec) -> DemoData {
 
 /// Generates the data of a spec in a flavour. Identical output for identical arguments.
 pub fn generate_as(spec: &DemoSpec, flavour: Flavour) -> DemoData {
+    match generate_until(spec, flavour, &|| false) {
+        Some(data) => data,
+        // Never asked to stop: the generation always completes.
+        None => DemoData { dataset: Dataset::default(), planted: Vec::new() },
+    }
+}
+
+/// [`generate_as`], abandoned with `None` as soon as `stop` answers true: it is asked between
+/// every chunk of clean contracts and between the phases, so a service shutting down does not
+/// wait for a generation of millions of records.
+pub fn generate_until(spec: &DemoSpec, flavour: Flavour, stop: &(dyn Fn() -> bool + Sync)) -> Option<DemoData> {
     let world = world(spec, flavour);
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x0BAD_5EED_0000_0001);
     let plan = plant::plan(&world, spec.contracts, &mut rng);
     let n_clean = spec.contracts.saturating_sub(plan.extras());
-    let (contracts, metas) = clean::generate(&world, spec.seed, n_clean, spec.contracts);
+    let (contracts, metas) = clean::generate(&world, spec.seed, n_clean, spec.contracts, stop);
+    if stop() {
+        return None;
+    }
     let groups = edit::organ_years(&metas);
     let mut field = plant::Field { contracts, metas, world: &world, used: HashSet::new(), groups };
     let mut trap_rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x7EA9_0000_0000_0005);
@@ -194,9 +208,12 @@ pub fn generate_as(spec: &DemoSpec, flavour: Flavour) -> DemoData {
     planted.extend(plant::group_labels(&field, &plan));
     let mut pattern_rng = ChaCha8Rng::seed_from_u64(spec.seed ^ 0x9A77_E125_0000_0004);
     planted.extend(plant_patterns::plant(&mut field, &plan, &mut pattern_rng));
+    if stop() {
+        return None;
+    }
     let mut dataset = records::complete(field, &plan, spec.seed, &mut planted);
     dataset.shrink_to_fit();
-    DemoData { dataset, planted }
+    Some(DemoData { dataset, planted })
 }
 
 #[cfg(test)]
