@@ -48,7 +48,9 @@ pub mod round_values;
 pub mod sanction_rule;
 pub mod sensitivity;
 pub mod series;
+pub mod service_term;
 pub mod shared;
+pub mod short_contract;
 pub mod simjoin;
 pub mod spikes;
 pub mod spikes_daily;
@@ -104,6 +106,7 @@ pub const NAMES: &[&str] = &[
     round_values::NAME,
     benford::NAME,
     outliers::NAME,
+    short_contract::NAME,
     spikes::NAME,
     regime::NAME,
     periodicity::NAME,
@@ -133,6 +136,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Detector>> {
         round_values::NAME => Some(Box::new(round_values::RoundValues)),
         benford::NAME => Some(Box::new(benford::BenfordFirstDigit)),
         outliers::NAME => Some(Box::new(outliers::LearnedOutlier)),
+        short_contract::NAME => Some(Box::new(short_contract::ShortContract)),
         spikes::NAME => Some(Box::new(spikes::SpendingSpike)),
         regime::NAME => Some(Box::new(regime::RegimeChange)),
         periodicity::NAME => Some(Box::new(periodicity::UnnaturalPeriodicity)),
