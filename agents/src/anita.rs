@@ -1,6 +1,6 @@
 //! Anita Garibaldi, the pattern and trend analyst: supplier concentration, end-of-year rushes,
-//! round-value and first-digit (Benford) deviations, learned outliers, spending spikes and
-//! regime changes, all through the engine, plus spending trends (monthly totals, the weight of
+//! round-value and first-digit (Benford) deviations, learned outliers, continuing services
+//! lasting days, spending spikes and regime changes, all through the engine, plus spending trends (monthly totals, the weight of
 //! each organ's top suppliers).
 
 use std::collections::BTreeMap;

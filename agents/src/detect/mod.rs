@@ -1,7 +1,7 @@
 //! The anomaly detectors, one per file, behind one trait: the spec's four built-in heuristics
 //! (price z-score, supplier concentration, end-of-year rush, duplicate contracts), the pattern,
-//! temporal and text detectors (round values, first digits, learned outliers, spikes, regime
-//! changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
+//! temporal and text detectors (round values, first digits, learned outliers, short continuing
+//! services, spikes, regime changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
 //! compliance detectors. How sensitivity moves every threshold: [`sensitivity`]; facts several
 //! detectors share within one analysis: [`shared`].
 
