@@ -54,6 +54,12 @@ const GENERIC: &[&str] = &[
     "suprimentos",
     "orgao",
     "unidade",
+    // "O OBJETO DO PRESENTE INSTRUMENTO É A CONTRATAÇÃO DE SERVIÇOS COMUNS ...": a preamble.
+    "presente",
+    "instrumento",
+    "contrato",
+    "comum",
+    "comuns",
 ];
 
 /// Brand names (folded), chosen so that none is a common Portuguese word.

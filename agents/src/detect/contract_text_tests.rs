@@ -51,6 +51,12 @@ fn only_what_the_object_buys_makes_it_serve_equipment_in_place() {
     let purchase =
         read("AQUISIÇÃO DE VEÍCULOS ZERO QUILÔMETRO, GARANTIA DE 12 MESES, MARCA FIAT, SEM ACEITAÇÃO DE SIMILARES");
     assert!(!purchase.serves_existing && purchase.exclusive);
+    // A real object: the preamble says nothing of what is bought, the maintenance does.
+    let lift = read(
+        "O OBJETO DO PRESENTE INSTRUMENTO É A CONTRATAÇÃO DE SERVIÇOS COMUNS DE ENGENHARIA, PARA MANUTENÇÃO \
+         PREVENTIVA E CORRETIVA DO ELEVADOR DE PASSAGEIROS DA MARCA ATLAS SCHINDLER, SEM DEDICAÇÃO EXCLUSIVA",
+    );
+    assert!(lift.serves_existing && !lift.exclusive);
     // Restocking is not spare parts.
     assert!(!read("REPOSIÇÃO DE ESTOQUE DE PAPEL, EXCLUSIVAMENTE DA MARCA CHAMEX").serves_existing);
     assert!(read("AQUISIÇÃO DE PEÇAS DE REPOSIÇÃO PARA VEÍCULOS FIAT").serves_existing);
