@@ -16,7 +16,8 @@
 //! the direct-purchase limit in force at signing below sensitivity 0.9). Where the contract's
 //! learned peer group ([`super::peer_groups`]) has at least [`MIN_PEERS`] members lasting a
 //! month or more, its value per day must also be at least `R(s)` times their median (30, 10,
-//! 3): a short job priced like its peers' days is just a short job. Confidence =
+//! 3): a short job priced like its peers' days is just a short job. A contract ended by a
+//! rescisão (in its history or its situation) is not judged. Confidence =
 //! `margin_confidence(ln((D(s) + 1) / (days + 1)) + ln(value / floor) + ln(ratio / R(s)), 1)`
 //! (the last term only with peers). Severity is medium at most: the record cannot tell a
 //! wrong end date from a payment for days. One pass over the contracts; peers are read only
@@ -36,6 +37,7 @@ use super::shared::Shared;
 use super::stats::median_in_place;
 use super::text_flags::value_floor;
 use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::amendment::AmendmentKind;
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
@@ -64,6 +66,13 @@ pub fn duration_days(c: &Contract) -> Option<i64> {
     let from = c.valid_from?;
     let end = c.amendments.iter().filter_map(|a| a.new_valid_until).chain(c.valid_until).max()?;
     Some((end - from).num_days())
+}
+
+/// Whether the contract was ended early (a rescisão in its history or its situation): a
+/// short vigência is then what the rescisão made of it, not what was contracted.
+pub fn rescinded(c: &Contract) -> bool {
+    c.amendments.iter().any(|a| a.kinds.contains(&AmendmentKind::Termination))
+        || crate::text::fold(&c.situation).starts_with("rescind")
 }
 
 /// A contract that qualifies before its peers are read.
@@ -99,7 +108,7 @@ impl Detector for ShortContract {
             // unknown end is often written, missing data rather than a term of no days.
             let Some(days) = duration_days(c).filter(|d| (1..=max_days as i64).contains(d)) else { continue };
             let floor = value_floor(v, c.signed_on, s);
-            if !(c.value().is_finite() && c.value() >= floor) {
+            if !(c.value().is_finite() && c.value() >= floor) || rescinded(c) {
                 continue;
             }
             let term = read_term(&c.object);

@@ -40,6 +40,8 @@ fn an_event_a_delivery_or_a_small_or_dated_service_is_not() {
         lasting("year", CLEANING, 420_000.0, 365),
         // An end equal to the start is an unknown end.
         lasting("same_day", CLEANING, 420_000.0, 0),
+        // Ended by a rescisão.
+        Contract { situation: "Rescindido".into(), ..lasting("rescinded", CLEANING, 420_000.0, 2) },
     ];
     assert!(run(cs, 0.7).is_empty());
 }
