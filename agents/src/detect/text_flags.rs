@@ -222,8 +222,8 @@ fn vague(c: &Contract, f: &TextFacts, confidence: f64, v: f64, s: f64) -> Anomal
         ),
         technical: format!(
             "{} content words, {} specific (neither generic purchase words nor numbers) <= {:.0}; value {:.2} >= {:.2} \
-             (the larger of R$ {:.2} at sensitivity {s} and the direct-purchase limit in force at signing, {}; 1 \
-             word and R$ 10.000 at 1.0)",
+             (R$ {:.2} at sensitivity {s}, raised below {ROUTINE_BELOW} to the direct-purchase limit in force at \
+             signing, {}; 1 word and R$ 10.000 at 1.0)",
             f.content_words,
             f.specific_words,
             w,
