@@ -1,6 +1,6 @@
 //! Anita Garibaldi, the pattern and trend analyst: supplier concentration, end-of-year rushes,
-//! round-value and first-digit (Benford) deviations, learned outliers, spending spikes and
-//! regime changes, all through the engine, plus spending trends (monthly totals, the weight of
+//! round-value and first-digit (Benford) deviations, learned outliers, continuing services
+//! lasting days, spending spikes and regime changes, all through the engine, plus spending trends (monthly totals, the weight of
 //! each organ's top suppliers).
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use chrono::Datelike;
 
 use crate::agent::{Agent, AnalysisContext, AnalysisError, insight};
 use crate::detect::coverage::snapshot_of;
-use crate::detect::{benford, concentration, outliers, regime, round_values, spikes, temporal};
+use crate::detect::{benford, concentration, outliers, regime, round_values, short_contract, spikes, temporal};
 use crate::engine;
 use crate::model::anomaly::Anomaly;
 use crate::model::dataset::Dataset;
@@ -24,7 +24,7 @@ const TOP3_ALERT: f64 = 0.5;
 
 /// The detectors Anita runs, in batches (one engine call and one progress step each).
 pub const BATCHES: &[&[&str]] = &[
-    &[concentration::NAME, round_values::NAME, benford::NAME, outliers::NAME],
+    &[concentration::NAME, round_values::NAME, benford::NAME, outliers::NAME, short_contract::NAME],
     &[temporal::NAME, spikes::NAME, regime::NAME],
 ];
 

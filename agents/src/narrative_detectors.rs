@@ -1,12 +1,15 @@
 //! Insights and recommendations, in Portuguese, for the pattern, temporal and text detectors
-//! (round values, first digits, learned outliers, spikes, regime changes, periodicity, dates,
-//! forecasts, vague objects, brands): one insight per detector that found something, naming
-//! the most serious finding, and concrete next steps naming organs, suppliers and contracts.
+//! (round values, first digits, learned outliers, short continuing services, spikes, regime
+//! changes, periodicity, dates, forecasts, vague objects, brands): one insight per detector
+//! that found something, naming the most serious finding, and concrete next steps naming
+//! organs, suppliers and contracts.
 
 use serde_json::Value;
 
 use crate::agent::insight;
-use crate::detect::{benford, dates, forecast, outliers, periodicity, regime, round_values, spikes, text_flags};
+use crate::detect::{
+    benford, dates, forecast, outliers, periodicity, regime, round_values, short_contract, spikes, text_flags,
+};
 use crate::model::anomaly::Anomaly;
 use crate::model::report::Insight;
 use crate::narrative::by_detector;
@@ -44,6 +47,12 @@ const WORDINGS: &[Wording] = &[
         one: "contrato",
         many: "contratos",
         summary: "diferentes de qualquer grupo de contratos (modelo k-means)",
+    },
+    Wording {
+        detector: short_contract::NAME,
+        one: "contrato",
+        many: "contratos",
+        summary: "de serviço contínuo com vigência de poucos dias",
     },
     Wording { detector: spikes::NAME, one: "mês", many: "meses", summary: "com pico de contratações em um órgão" },
     Wording {

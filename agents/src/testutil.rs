@@ -59,7 +59,7 @@ pub fn detector_of(scheme: Scheme) -> &'static str {
         Cadence => detect::periodicity::NAME,
         RoundedValues => detect::round_values::NAME,
         FirstDigits => detect::benford::NAME,
-        ShortContract => detect::outliers::NAME,
+        ShortContract => detect::short_contract::NAME,
         DateError => detect::dates::NAME,
         VagueObject => detect::text_flags::VAGUE,
         BrandRequirement => detect::text_flags::BRAND,

@@ -7,11 +7,12 @@
 //!
 //! Plants (at least one each from 200 contracts on, more with the size): suppliers with most
 //! of their contract values rounded; suppliers whose values were nudged to
-//! start with 7, 8 or 9; contracts lasting a few days for the value of
-//! a normal one; the temporal plants of [`plant_temporal`]; contracts
+//! start with 7, 8 or 9; continuing services above the direct-purchase limit lasting a few
+//! days; the temporal plants of [`plant_temporal`]; contracts
 //! published before signing, retroactive or with their
-//! validity inverted; generic objects; and brands
-//! required without "ou similar"; the same purchase process contracted twice, with another
+//! validity inverted; generic objects without item lists above the direct-purchase limit;
+//! brands demanded (exclusivity, refusal of other brands) in purchases of goods; the same
+//! purchase process contracted twice, with another
 //! supplier, at about the same value and time. Plants never raise a dispensa's value
 //! (it stays under the legal limit) nor touch a contract another plant used.
 
@@ -22,7 +23,9 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
+use super::catalog::Category;
 use super::labels::{Planted, Scheme, label};
+use super::law;
 use super::plant::{Field, Plan};
 use super::plant_temporal;
 use crate::model::anomaly::AnomalyType;
@@ -192,18 +195,37 @@ fn pick(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng, ok: impl Fn(&Fiel
     out
 }
 
-/// Contracts lasting one to four days for the value of a normal one.
+/// Whether a contract's value at signing is more than the direct-purchase limit of its signing
+/// date (the demo's own table of the law), so a one-line record of it is not the routine of a
+/// small purchase.
+fn above_direct_limit(f: &Field<'_>, i: usize) -> bool {
+    let c = &f.contracts[i];
+    let engineering = f.world.profiles[f.metas[i].cat].category.is_engineering();
+    c.signed_on.and_then(|d| law::value_limit(d, engineering)).is_some_and(|l| c.initial_value > l.0)
+}
+
+/// Continuing services (cleaning, security, IT, meals: contracted for years) of more than the
+/// direct-purchase limit made to last one to four days. A short vigência is routine for an
+/// event or a single delivery of goods, so only continuing services are planted; their
+/// renewals are dropped (a prorrogação would say the contract runs on).
 fn short_contracts(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    pick(f, count, rng, |f, i| f.contracts[i].valid_from.is_some())
-        .into_iter()
-        .map(|i| {
-            let c = &mut f.contracts[i];
-            let days = rng.gen_range(1..=4);
-            c.valid_until = c.valid_from.map(|d| d + Days::new(days));
-            let what = format!("contract of R$ {:.2} made to last {days} days", c.value());
-            label(Scheme::ShortContract, AnomalyType::PatternAnomaly, vec![c.id.to_string()], None, what)
-        })
-        .collect()
+    pick(f, count, rng, |f, i| {
+        f.contracts[i].valid_from.is_some()
+            && f.world.profiles[f.metas[i].cat].category.is_continuing_service()
+            && above_direct_limit(f, i)
+    })
+    .into_iter()
+    .map(|i| {
+        let c = &mut f.contracts[i];
+        let days = rng.gen_range(1..=4);
+        c.amendments.clear();
+        c.final_value = c.initial_value;
+        c.valid_until = c.valid_from.map(|d| d + Days::new(days));
+        f.metas[i].value = c.value();
+        let what = format!("continuing service of R$ {:.2} made to last {days} days", c.value());
+        label(Scheme::ShortContract, AnomalyType::PatternAnomaly, vec![c.id.to_string()], None, what)
+    })
+    .collect()
 }
 
 /// Contracts published before signing, retroactive, or with their validity inverted.
@@ -244,35 +266,56 @@ const GENERIC_OBJECTS: &[&str] = &[
     "AQUISIÇÃO DE BENS E MATERIAIS",
 ];
 
-/// Objects replaced by a generic phrase (contracts of R$ 60.000 or more).
+/// Objects of contracts above the direct-purchase limit replaced by a generic phrase, their
+/// item lists dropped: nothing in the record says what was bought. (A contract whose items are
+/// listed is specified by them, and under the limit a one-line summary is the usual record.)
 fn vague_objects(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    pick(f, count, rng, |f, i| f.contracts[i].value() >= 60_000.0 && !f.contracts[i].modality.starts_with("Inexig"))
+    pick(f, count, rng, |f, i| above_direct_limit(f, i) && !f.contracts[i].modality.starts_with("Inexig"))
         .into_iter()
         .map(|i| {
             let c = &mut f.contracts[i];
             c.object = GENERIC_OBJECTS[rng.gen_range(0..GENERIC_OBJECTS.len())].into();
-            let what = format!("object of a R$ {:.2} contract replaced by \"{}\"", c.value(), c.object);
+            c.items.clear();
+            let what = format!("object of a R$ {:.2} contract replaced by \"{}\", items dropped", c.value(), c.object);
             label(Scheme::VagueObject, AnomalyType::PatternAnomaly, vec![c.id.to_string()], None, what)
         })
         .collect()
 }
 
-/// Brands required without "ou similar", appended to the object.
+/// Brands demanded in purchases and rentals of goods, where any maker's product would serve:
+/// an exclusivity clause or a refusal of other brands appended to the object. Naming the brand
+/// bought (", MARCA X") records the award, not a restriction, so it is not planted; nor are
+/// software, services or works, where the maker may identify what is bought, nor
+/// inexigibilidades.
 fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
-    const BRANDS: &[&str] = &["DELL", "HP", "LENOVO", "TOYOTA", "PHILIPS", "SIEMENS", "CHAMEX", "EPSON", "CANON"];
-    const CLAUSES: &[&str] =
-        &[", MARCA {B}", ", EXCLUSIVAMENTE DA MARCA {B}", ", MARCA {B}, SEM ACEITAÇÃO DE SIMILARES"];
-    pick(f, count, rng, |_, _| true)
-        .into_iter()
-        .map(|i| {
-            let clause =
-                CLAUSES[rng.gen_range(0..CLAUSES.len())].replace("{B}", BRANDS[rng.gen_range(0..BRANDS.len())]);
-            let c = &mut f.contracts[i];
-            c.object = arcstr::format!("{}{clause}", c.object);
-            let what = format!("brand required without \"ou similar\" (Lei 14.133 art. 41, I): \"{clause}\"");
-            label(Scheme::BrandRequirement, AnomalyType::ComplianceViolation, vec![c.id.to_string()], None, what)
-        })
-        .collect()
+    const CLAUSES: &[&str] = &[
+        ", EXCLUSIVAMENTE DA MARCA {B}",
+        ", MARCA {B}, SEM ACEITAÇÃO DE SIMILARES",
+        ", MARCA {B}. NÃO SERÃO ACEITOS PRODUTOS DE OUTRAS MARCAS",
+    ];
+    let brands_of = |cat: Category| -> &'static [&'static str] {
+        match cat {
+            Category::Expediente => &["CHAMEX", "HP", "EPSON", "CANON"],
+            Category::EquipamentosHospitalares => &["PHILIPS", "SIEMENS", "MINDRAY"],
+            Category::Veiculos => &["TOYOTA", "FIAT", "VOLKSWAGEN"],
+            _ => &[],
+        }
+    };
+    // An inexigibilidade names its exclusive maker as its ground: no competition to restrict.
+    pick(f, count, rng, |f, i| {
+        !brands_of(f.world.profiles[f.metas[i].cat].category).is_empty()
+            && !law::is_inexigibilidade(&f.contracts[i].modality)
+    })
+    .into_iter()
+    .map(|i| {
+        let names = brands_of(f.world.profiles[f.metas[i].cat].category);
+        let clause = CLAUSES[rng.gen_range(0..CLAUSES.len())].replace("{B}", names[rng.gen_range(0..names.len())]);
+        let c = &mut f.contracts[i];
+        c.object = arcstr::format!("{}{clause}", c.object);
+        let what = format!("brand demanded without accepting an equivalent (Lei 14.133 art. 41, I): \"{clause}\"");
+        label(Scheme::BrandRequirement, AnomalyType::ComplianceViolation, vec![c.id.to_string()], None, what)
+    })
+    .collect()
 }
 
 /// Pairs of one organ's contracts of the same category and year with different suppliers,

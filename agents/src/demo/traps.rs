@@ -4,7 +4,8 @@
 //! emergencies, medicines from a single maker), half of them with the legal basis missing;
 //! amendment histories of prorrogações, reajustes and acréscimos within the cap ([`super::amend`]);
 //! secret contracts; individuals with masked CPFs; generic boilerplate objects shared by
-//! different suppliers on small purchases; and atas de registro de preços used by several units (the same object,
+//! different suppliers on small purchases and on larger ones whose item lists say what is
+//! bought; and atas de registro de preços used by several units (the same object,
 //! process, supplier and unit prices in contracts of other units and organs, as caronas). Contracts a trap shapes are marked used so
 //! no plant turns them into one.
 
@@ -166,14 +167,17 @@ pub fn apply(f: &mut Field<'_>, rng: &mut ChaCha8Rng) {
         f.contracts[i].supplier =
             Party { name: person_name(rng).into(), document: portal_mask(&cpf_middle(rng)).into() };
     }
-    // Generic boilerplate objects shared by different suppliers, on small purchases (under the
-    // direct purchase limit), where a one-line summary is the usual record.
+    // Generic boilerplate objects shared by different suppliers: on small purchases (under the
+    // direct purchase limit), where a one-line summary is the usual record, and on a quarter of
+    // the larger ones that list their items, which say what is bought whatever the summary.
     for _ in 0..n / 15 {
         let Some(i) = take(f, rng) else { break };
         let c = &mut f.contracts[i];
         let small = c.signed_on.and_then(|d| law::value_limit(d, false)).is_some_and(|l| c.value() < l.0);
         if small {
             c.items.clear();
+            c.object = BOILERPLATE_OBJECTS[rng.gen_range(0..BOILERPLATE_OBJECTS.len())].into();
+        } else if !c.items.is_empty() && rng.gen_bool(0.25) {
             c.object = BOILERPLATE_OBJECTS[rng.gen_range(0..BOILERPLATE_OBJECTS.len())].into();
         }
     }

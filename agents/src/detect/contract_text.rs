@@ -54,6 +54,12 @@ const GENERIC: &[&str] = &[
     "suprimentos",
     "orgao",
     "unidade",
+    // "O OBJETO DO PRESENTE INSTRUMENTO É A CONTRATAÇÃO DE SERVIÇOS COMUNS ...": a preamble.
+    "presente",
+    "instrumento",
+    "contrato",
+    "comum",
+    "comuns",
 ];
 
 /// Brand names (folded), chosen so that none is a common Portuguese word.
@@ -107,7 +113,8 @@ pub const BRANDS: &[&str] = &[
 /// Words that say the purchase serves equipment or software already in place (maintenance,
 /// support, parts, licences, calibration, reagents for an installed analyser): naming the
 /// maker there is how the object is identified, not a restriction of competition (Lei
-/// 14.133/2021 art. 41, I, b: compatibility and standardisation).
+/// 14.133/2021 art. 41, I, b: compatibility and standardisation). Not "reposição" alone:
+/// "REPOSIÇÃO DE ESTOQUE" restocks, and spare parts say "peças".
 const SERVES_EXISTING: &[&str] = &[
     "manutencao",
     "manutencoes",
@@ -115,7 +122,6 @@ const SERVES_EXISTING: &[&str] = &[
     "suporte",
     "operacao",
     "pecas",
-    "reposicao",
     "licenca",
     "licencas",
     "licenciamento",
@@ -135,6 +141,12 @@ const SERVES_EXISTING: &[&str] = &[
     "comodato",
     "adequacao",
 ];
+
+/// How many specific words open an object and say what it buys (its head): "MANUTENÇÃO
+/// PREVENTIVA DE VENTILADORES" serves equipment in place, "LOCAÇÃO DE VEÍCULOS SEM MOTORISTA,
+/// COM MANUTENÇÃO E SEGURO" rents vehicles (the maintenance is part of the rental) and
+/// "AQUISIÇÃO DE VEÍCULOS, GARANTIA DE 12 MESES" buys new ones (the warranty is a clause).
+const HEAD_WORDS: usize = 3;
 
 /// Words that make a brand mandatory.
 const EXCLUSIVE: &[&str] = &["exclusivamente", "exclusiva", "exclusivo", "unicamente", "somente", "apenas"];
@@ -247,7 +259,8 @@ pub struct TextFacts {
     /// "melhor qualidade").
     pub accepts_equivalent: bool,
     /// Whether the object serves equipment or software already in place (maintenance,
-    /// support, parts, licences; see `SERVES_EXISTING`), where the maker identifies the object.
+    /// support, parts, licences; see `SERVES_EXISTING`) by its head (its first `HEAD_WORDS`
+    /// specific words), where the maker identifies the object.
     pub serves_existing: bool,
 }
 
@@ -281,7 +294,10 @@ pub fn read(object: &str) -> TextFacts {
         if w == "marca" || w == "marcas" {
             after_marca = true;
         }
-        f.serves_existing |= SERVES_EXISTING.contains(&w);
+        // Only what the object buys counts: a maintenance clause further on (a rental "com
+        // manutenção", a purchase's "garantia") does not make the purchase serve equipment in
+        // place.
+        f.serves_existing |= f.specific_words < HEAD_WORDS && SERVES_EXISTING.contains(&w);
         if prev == "ou" && matches!(w, "similar" | "similares" | "equivalente" | "equivalentes" | "superior") {
             f.accepts_equivalent = true;
         }
@@ -299,15 +315,20 @@ pub fn read(object: &str) -> TextFacts {
         if BRANDS.contains(&w) && !f.brands.iter().any(|b| b == w) {
             f.brands.push(w.to_string());
         }
-        if EXCLUSIVE.contains(&w) {
+        // "DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA" is a way of staffing a service, not a brand.
+        if EXCLUSIVE.contains(&w) && prev != "dedicacao" {
             f.exclusive = true;
         }
-        // "SEM ACEITAÇÃO DE SIMILARES", "NÃO SERÃO ACEITOS SIMILARES", "VEDADO EQUIVALENTE".
-        if matches!(w, "similar" | "similares" | "equivalente" | "equivalentes") && refusal_before > 0 {
+        // "SEM ACEITAÇÃO DE SIMILARES", "NÃO SERÃO ACEITOS SIMILARES", "VEDADO EQUIVALENTE",
+        // "NÃO SERÃO ACEITOS PRODUTOS DE OUTRAS MARCAS".
+        let refused = matches!(w, "similar" | "similares" | "equivalente" | "equivalentes")
+            || (prev == "outras" && matches!(w, "marca" | "marcas"));
+        if refused && refusal_before > 0 {
             f.exclusive = true;
         }
+        // A refusal reaches six words on: "NÃO SERÃO ACEITOS PRODUTOS DE OUTRAS MARCAS".
         refusal_before = if matches!(w, "sem" | "nao" | "vedado" | "vedada" | "vedados") {
-            4
+            6
         } else {
             refusal_before.saturating_sub(1)
         };

@@ -44,6 +44,31 @@ fn a_maker_named_for_equipment_in_place_or_an_institutions_image_is_no_brand_res
 }
 
 #[test]
+fn only_what_the_object_buys_makes_it_serve_equipment_in_place() {
+    // A rental with maintenance included and a purchase with a warranty buy new things.
+    let rental = read("LOCAÇÃO DE VEÍCULOS SEM MOTORISTA, COM MANUTENÇÃO E SEGURO, EXCLUSIVAMENTE DA MARCA TOYOTA");
+    assert!(!rental.serves_existing && rental.exclusive && rental.brand_score() > 0.0);
+    let purchase =
+        read("AQUISIÇÃO DE VEÍCULOS ZERO QUILÔMETRO, GARANTIA DE 12 MESES, MARCA FIAT, SEM ACEITAÇÃO DE SIMILARES");
+    assert!(!purchase.serves_existing && purchase.exclusive);
+    // A real object: the preamble says nothing of what is bought, the maintenance does.
+    let lift = read(
+        "O OBJETO DO PRESENTE INSTRUMENTO É A CONTRATAÇÃO DE SERVIÇOS COMUNS DE ENGENHARIA, PARA MANUTENÇÃO \
+         PREVENTIVA E CORRETIVA DO ELEVADOR DE PASSAGEIROS DA MARCA ATLAS SCHINDLER, SEM DEDICAÇÃO EXCLUSIVA",
+    );
+    assert!(lift.serves_existing && !lift.exclusive);
+    // Restocking is not spare parts.
+    assert!(!read("REPOSIÇÃO DE ESTOQUE DE PAPEL, EXCLUSIVAMENTE DA MARCA CHAMEX").serves_existing);
+    assert!(read("AQUISIÇÃO DE PEÇAS DE REPOSIÇÃO PARA VEÍCULOS FIAT").serves_existing);
+}
+
+#[test]
+fn a_refusal_of_other_brands_demands_one_and_dedicated_staff_does_not() {
+    assert!(read("TONER MARCA HP. NÃO SERÃO ACEITOS PRODUTOS DE OUTRAS MARCAS").exclusive);
+    assert!(!read("LIMPEZA PREDIAL COM DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA, MARCA DA UNIDADE").exclusive);
+}
+
+#[test]
 fn entities_are_extracted_from_free_text() {
     let e = entities(
         "Contrato com 12.345.678/0001-95 de R$ 1.234.567,89 e R$ 500,00, marca Dell, conforme Lei 14.133/2021 e \

@@ -1,7 +1,7 @@
 //! The anomaly detectors, one per file, behind one trait: the spec's four built-in heuristics
 //! (price z-score, supplier concentration, end-of-year rush, duplicate contracts), the pattern,
-//! temporal and text detectors (round values, first digits, learned outliers, spikes, regime
-//! changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
+//! temporal and text detectors (round values, first digits, learned outliers, short continuing
+//! services, spikes, regime changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
 //! compliance detectors. How sensitivity moves every threshold: [`sensitivity`]; facts several
 //! detectors share within one analysis: [`shared`].
 
@@ -50,7 +50,9 @@ pub mod round_values;
 pub mod sanction_rule;
 pub mod sensitivity;
 pub mod series;
+pub mod service_term;
 pub mod shared;
+pub mod short_contract;
 pub mod simjoin;
 pub mod spikes;
 pub mod spikes_daily;
@@ -106,6 +108,7 @@ pub const NAMES: &[&str] = &[
     round_values::NAME,
     benford::NAME,
     outliers::NAME,
+    short_contract::NAME,
     spikes::NAME,
     regime::NAME,
     periodicity::NAME,
@@ -135,6 +138,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Detector>> {
         round_values::NAME => Some(Box::new(round_values::RoundValues)),
         benford::NAME => Some(Box::new(benford::BenfordFirstDigit)),
         outliers::NAME => Some(Box::new(outliers::LearnedOutlier)),
+        short_contract::NAME => Some(Box::new(short_contract::ShortContract)),
         spikes::NAME => Some(Box::new(spikes::SpendingSpike)),
         regime::NAME => Some(Box::new(regime::RegimeChange)),
         periodicity::NAME => Some(Box::new(periodicity::UnnaturalPeriodicity)),

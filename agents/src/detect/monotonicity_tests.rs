@@ -13,7 +13,7 @@ use crate::agent::CancelFlag;
 use crate::demo::{DemoSpec, generate};
 use crate::detect::{
     benford, compliance_rules, concentration, dates, duplicates, forecast, outliers, periodicity, price, regime,
-    round_values, spikes, temporal, text_flags,
+    round_values, short_contract, spikes, temporal, text_flags,
 };
 use crate::engine;
 use crate::model::dataset::Dataset;
@@ -29,6 +29,7 @@ const OWN: &[&str] = &[
     round_values::NAME,
     benford::NAME,
     outliers::NAME,
+    short_contract::NAME,
     spikes::NAME,
     regime::NAME,
     periodicity::NAME,

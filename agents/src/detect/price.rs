@@ -162,6 +162,7 @@ impl Detector for PriceZScore {
         let ds = sh.dataset();
         let b = Baselines::build(ds, sh.object_groups(cancel)?, sh.categories(cancel)?, &sh.suppliers().ids, cancel)?;
         let items = ds.contracts.iter().any(|c| !c.items.is_empty()).then(|| ItemBaselines::build(ds));
+        let texts = sh.texts(cancel)?;
         let mut flags = Vec::new();
         let mut by_items = Vec::new();
         let mut per_group = vec![0usize; b.groups.len()];
@@ -183,7 +184,9 @@ impl Detector for PriceZScore {
                 ));
                 continue;
             }
-            if b.group_of[i] == u32::MAX {
+            // A boilerplate object ("AQUISIÇÃO DE MATERIAL DE CONSUMO") does not say what is
+            // bought, so the contracts sharing it are no price peers of it.
+            if b.group_of[i] == u32::MAX || texts[i].specific == 0 {
                 continue;
             }
             if let Some(f) = judge(&ds.contracts[i], &b, i, p.sensitivity) {

@@ -5,16 +5,21 @@
 //!   `W(s)` specific words (content words that are neither generic purchase words nor numbers)
 //!   in a contract of at least `V(s)` reais. Sensitivity moves `W(s)` through 0 (s = 0), 0 (s
 //!   = 0.7) and 1 (s = 1) specific words, and `V(s)` through R$ 1.000.000, R$ 50.000 and
-//!   R$ 10.000 (a vague small purchase is routine). A contract whose items are listed is
-//!   specified by them; an object with no word beyond "Objeto:" is missing data, not vague. Confidence =
-//!   `margin_confidence(ln(value / V(s)) + (W(s) - specific words), 1.5)`.
+//!   R$ 10.000. Below sensitivity 0.9 the value must also exceed the direct-purchase limit for
+//!   goods and services of the law in force at signing ([`routine_limit`]: R$ 59.906,02 in
+//!   2024, R$ 62.725,59 in 2025 under Lei 14.133): under it a one-line summary is the usual
+//!   record of a small purchase. A contract whose items are listed is specified by them; an
+//!   object with no word beyond "Objeto:" is missing data, not vague. Confidence =
+//!   `margin_confidence(ln(value / floor) + (W(s) - specific words), 1.5)`, `floor` the larger
+//!   of `V(s)` and that limit.
 //! - `brand_restriction` (compliance_violation): an object that names a brand without
 //!   accepting an equivalent (Lei 14.133/2021, art. 41, I: a brand may be indicated only
 //!   exceptionally, with a technical justification, and "ou similar" keeps competition open).
 //!   Score ([`super::contract_text::TextFacts::brand_score`]): 2 for "MARCA <name>", 1 per
 //!   known brand (at most 2), 1 for an exclusivity word; 0 when "ou similar", "ou equivalente"
-//!   or "de melhor qualidade" appears, or when the object serves equipment or software in
-//!   place (maintenance, support, parts, licences), where the maker identifies the object.
+//!   or "de melhor qualidade" appears, or when what the object buys (its opening words) serves
+//!   equipment or software in place (maintenance, support, parts, licences), where the maker
+//!   identifies the object.
 //!   Below sensitivity 0.9 the brand must be demanded (an exclusivity word or a refusal of
 //!   similars): a contract that merely names the product it bought records the award.
 //!   Severity is medium at most: a contract names the product it bought, and whether the
@@ -24,12 +29,14 @@
 //!
 //! Both are one pass over the objects' words: O(total words).
 
+use chrono::NaiveDate;
 use serde_json::json;
 
 use super::Detector;
 use super::common::{contract_ref, organ_ref, round2, round4, supplier_ref};
 use super::contract_text::{TextFacts, read};
 use super::finding::{Finding, pattern, point};
+use super::law_limits;
 use super::sensitivity::{Threshold, margin_confidence, tidy};
 use super::shared::{Shared, TextScan};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -57,10 +64,32 @@ pub struct VagueObject;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BrandRestriction;
 
+/// Below this sensitivity a vague object must also be worth more than the direct-purchase
+/// limit in force at signing ([`routine_limit`]).
+pub const ROUTINE_BELOW: f64 = 0.9;
+
+/// The direct-purchase limit for goods and services ("em razão do valor") of the law in force
+/// on `signed`: under it a purchase needs no competition, and a short summary is its usual
+/// record. `None` without a date.
+pub fn routine_limit(signed: Option<NaiveDate>) -> Option<f64> {
+    let d = signed?;
+    law_limits::limits(&law_limits::law_in_force(d), d).map(|l| l.other)
+}
+
+/// The smallest value a finding on a contract signed on `signed` is worth at sensitivity `s`:
+/// `threshold`, raised to the direct-purchase limit in force below [`ROUTINE_BELOW`].
+pub fn value_floor(threshold: f64, signed: Option<NaiveDate>, s: f64) -> f64 {
+    match routine_limit(signed) {
+        Some(l) if s < ROUTINE_BELOW => threshold.max(l),
+        _ => threshold,
+    }
+}
+
 /// Confidence of a vague object with these word counts at sensitivity `s`, when it is one
-/// (`specific_words` may be capped above 1: the rule never allows more than one).
-pub fn vague_confidence(content_words: usize, specific_words: usize, value: f64, s: f64) -> Option<f64> {
-    let (w, v) = (WORDS.at(s), VALUE.at(s));
+/// (`specific_words` may be capped above 1: the rule never allows more than one), `floor` the
+/// smallest value worth reporting ([`value_floor`] of [`VALUE`]).
+pub fn vague_confidence(content_words: usize, specific_words: usize, value: f64, floor: f64, s: f64) -> Option<f64> {
+    let (w, v) = (WORDS.at(s), floor);
     if content_words == 0 || specific_words as f64 > w + 1e-9 || value.is_nan() || value < v {
         return None;
     }
@@ -119,10 +148,12 @@ impl Detector for VagueObject {
             if !c.items.is_empty() {
                 return None;
             }
-            let conf = vague_confidence(usize::from(t.has_content), usize::from(t.specific), c.value(), p.sensitivity)?;
+            let floor = value_floor(VALUE.at(p.sensitivity), c.signed_on, p.sensitivity);
+            let conf =
+                vague_confidence(usize::from(t.has_content), usize::from(t.specific), c.value(), floor, p.sensitivity)?;
             let facts = read(&c.object);
             // An object with no word beyond "Objeto:" is missing data, not a vague purchase.
-            (facts.content_words >= 2).then(|| vague(c, &facts, conf, p.sensitivity))
+            (facts.content_words >= 2).then(|| vague(c, &facts, conf, floor, p.sensitivity))
         })
     }
 }
@@ -158,8 +189,9 @@ fn number(c: &Contract) -> &str {
     if c.number.is_empty() { c.id.as_str() } else { c.number.as_str() }
 }
 
-fn vague(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
-    let (w, v) = (WORDS.at(s), VALUE.at(s));
+fn vague(c: &Contract, f: &TextFacts, confidence: f64, v: f64, s: f64) -> Anomaly {
+    let w = WORDS.at(s);
+    let limit = routine_limit(c.signed_on);
     Finding {
         detector: VAGUE,
         kind: AnomalyType::PatternAnomaly,
@@ -190,12 +222,15 @@ fn vague(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
         ),
         technical: format!(
             "{} content words, {} specific (neither generic purchase words nor numbers) <= {:.0}; value {:.2} >= {:.2} \
-             (thresholds at sensitivity {s}; 1 word and R$ 10.000 at 1.0)",
+             (R$ {:.2} at sensitivity {s}, raised below {ROUTINE_BELOW} to the direct-purchase limit in force at \
+             signing, {}; 1 word and R$ 10.000 at 1.0)",
             f.content_words,
             f.specific_words,
             w,
             c.value(),
-            v
+            v,
+            VALUE.at(s),
+            limit.map_or("unknown: no signing date".to_string(), |l| format!("R$ {l:.2}"))
         ),
         primary: contract_ref(c),
         related: vec![supplier_ref(c), organ_ref(c)],
@@ -220,6 +255,7 @@ fn vague(c: &Contract, f: &TextFacts, confidence: f64, s: f64) -> Anomaly {
             ("specific_words", json!(f.specific_words)),
             ("content_words", json!(f.content_words)),
             ("value_threshold", json!(round2(v))),
+            ("direct_purchase_limit", json!(limit.map(round2))),
             ("sensitivity", json!(s)),
             ("baseline", json!("generic_purchase_lexicon")),
         ],

@@ -28,6 +28,23 @@ fn a_generic_object_of_real_money_is_vague_and_a_specific_or_small_one_is_not() 
 }
 
 #[test]
+fn a_generic_object_under_the_direct_purchase_limit_in_force_is_routine() {
+    // 2024: R$ 59.906,02 (Decreto 11.871/2023); 2025: R$ 62.725,59 (Decreto 12.343/2024).
+    let cs = vec![
+        contract("under_2024", "AQUISIÇÃO DE MATERIAL DE CONSUMO", "S", "26000", 58_000.0, (2024, 5, 1)),
+        contract("over_2024", "AQUISIÇÃO DE MATERIAL DE CONSUMO", "S", "26000", 61_000.0, (2024, 5, 1)),
+        contract("under_2025", "AQUISIÇÃO DE MATERIAL DE CONSUMO", "S", "26000", 61_000.0, (2025, 5, 1)),
+        // Under Lei 8.666 the limit was R$ 17.600: the R$ 50.000 floor holds.
+        contract("old", "AQUISIÇÃO DE MATERIAL DE CONSUMO", "S", "26000", 40_000.0, (2019, 5, 1)),
+    ];
+    let found: Vec<String> = run(&VagueObject, cs.clone(), 0.7).into_iter().map(|a| a.id).collect();
+    assert_eq!(found, vec!["vague_object-over_2024"]);
+    assert_eq!(routine_limit(NaiveDate::from_ymd_opt(2025, 5, 1)), Some(62_725.59));
+    // From sensitivity 0.9 the limit no longer raises the floor.
+    assert_eq!(run(&VagueObject, cs, 1.0).len(), 4);
+}
+
+#[test]
 fn a_brand_without_an_equivalent_is_a_restriction() {
     let cs = vec![
         contract("marca", "AQUISIÇÃO DE NOTEBOOKS, EXCLUSIVAMENTE DA MARCA DELL", "S", "26000", 90_000.0, (2024, 3, 1)),
