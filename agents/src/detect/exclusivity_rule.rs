@@ -30,16 +30,17 @@
 //!
 //! Complexity: the claims are found in the main pass; their item descriptions are indexed with
 //! one pass over every item of the data (at most [`MAX_OTHERS`] contracts kept per
-//! description), and each claim marks its other purchases in a stamp array: O(items + claims x
-//! `MAX_OTHERS`) time, O(n) memory.
+//! description), and each distinct set of goods claimed has its purchases counted once (a stamp
+//! array marks them): O(items + sets x `MAX_OTHERS`) time, O(n) memory.
 
 use std::collections::HashMap;
 
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::detect::common::{FxBuild, adjust_confidence, ramp};
+use crate::detect::legal::{self, Modality};
 use crate::detect::legal_basis::{Law, LegalBasis};
 use crate::detect::peer_groups::NO_GROUP;
-use crate::detect::shared::Shared;
+use crate::detect::shared::{NONE, Shared};
 use crate::model::contract::Contract;
 use crate::text::{fold, format_brl};
 
@@ -58,7 +59,7 @@ pub const MIN_SUPPLIERS: usize = 5;
 /// boilerplate ("o objeto do presente instrumento é a contratação de ...") more than goods.
 pub const MIN_COHERENCE: f64 = 0.7;
 /// Most contracts of one item description the index keeps (the test is decided long before).
-pub const MAX_OTHERS: usize = 4_000;
+pub const MAX_OTHERS: usize = 2_000;
 
 /// Whether a parsed legal basis claims an exclusive supplier: Lei 14.133 art. 74, I; Lei 8.666
 /// art. 25, I; Lei 13.303 art. 30, I.
@@ -133,19 +134,68 @@ pub struct Market {
     pub by_items: bool,
 }
 
+/// One purchase in an index list: contract, supplier id, whether it is an inexigibilidade.
+type Entry = (u32, u32, bool);
+
+/// The union of some purchase lists: how many contracts, how many inexigibilidades, and the
+/// distinct suppliers (sorted).
+struct Union {
+    contracts: usize,
+    claims: usize,
+    suppliers: Vec<u32>,
+}
+
+/// Counts the union of `lists` (each sorted by contract), marking contracts in `seen` with
+/// `stamp`.
+fn union(lists: &[&Vec<Entry>], seen: &mut [u32], stamp: u32) -> Union {
+    let mut u = Union { contracts: 0, claims: 0, suppliers: Vec::new() };
+    for list in lists {
+        for &(j, supplier, inexigible) in list.iter() {
+            if std::mem::replace(&mut seen[j as usize], stamp) == stamp {
+                continue;
+            }
+            u.contracts += 1;
+            u.claims += usize::from(inexigible);
+            if supplier != NONE {
+                u.suppliers.push(supplier);
+            }
+        }
+    }
+    u.suppliers.sort_unstable();
+    u.suppliers.dedup();
+    u
+}
+
+/// The market of claim `i` from the union of its goods' lists: the claim itself and its own
+/// supplier left out.
+fn market_of(u: &Union, lists: &[&Vec<Entry>], i: usize, own: u32, goods: String, by_items: bool) -> Market {
+    let inside = lists.iter().any(|l| l.binary_search_by_key(&(i as u32), |e| e.0).is_ok());
+    let own_inside = own != NONE && u.suppliers.binary_search(&own).is_ok();
+    Market {
+        others: u.contracts - usize::from(inside),
+        claims: u.claims - usize::from(inside),
+        suppliers: u.suppliers.len() - usize::from(own_inside),
+        goods,
+        by_items,
+    }
+}
+
 /// The markets of the claims (contract indices), in order; `None` where nothing is known.
+/// Claims of the same goods (the same item descriptions, or the same learned group) share one
+/// union of their purchases.
 pub(super) fn markets(
     sh: &Shared<'_>,
     claims: &[usize],
     cancel: &CancelFlag,
 ) -> Result<Vec<Option<Market>>, AnalysisError> {
     let cs = &sh.dataset().contracts;
-    let mut index: HashMap<&str, Vec<u32>, FxBuild> = HashMap::default();
+    let suppliers = &sh.suppliers().ids;
+    let supplier = |i: usize| suppliers.get(i).copied().unwrap_or(NONE);
+    let inexigible = |i: usize| legal::modality(&cs[i].modality) == Modality::Inexigibilidade;
+    let mut index: HashMap<&str, Vec<Entry>, FxBuild> = HashMap::default();
     for &i in claims {
-        for it in &cs[i].items {
-            if !it.description.trim().is_empty() {
-                index.entry(it.description.as_str()).or_default();
-            }
+        for it in cs[i].items.iter().filter(|it| !it.description.trim().is_empty()) {
+            index.entry(it.description.as_str()).or_default();
         }
     }
     if !index.is_empty() {
@@ -156,85 +206,61 @@ pub(super) fn markets(
             for it in &c.items {
                 if let Some(list) = index.get_mut(it.description.as_str())
                     && list.len() < MAX_OTHERS
-                    && list.last() != Some(&(i as u32))
+                    && list.last().is_none_or(|e| e.0 != i as u32)
                 {
-                    list.push(i as u32);
+                    list.push((i as u32, supplier(i), inexigible(i)));
                 }
             }
         }
     }
-    let needs_groups = claims.iter().any(|&i| cs[i].items.is_empty());
-    let groups = if needs_groups { Some(sh.object_groups(cancel)?) } else { None };
-    let members: HashMap<u32, Vec<u32>, FxBuild> = match groups {
-        Some(g) => {
-            let wanted: std::collections::HashSet<u32, FxBuild> = claims
-                .iter()
-                .filter(|&&i| cs[i].items.is_empty())
-                .map(|&i| g.group_of[i])
-                .filter(|&k| k != NO_GROUP)
-                .collect();
-            let mut m: HashMap<u32, Vec<u32>, FxBuild> = HashMap::default();
-            for (i, &k) in g.group_of.iter().enumerate() {
-                if wanted.contains(&k) {
-                    m.entry(k).or_default().push(i as u32);
-                }
-            }
-            m
-        }
-        None => HashMap::default(),
-    };
-    let suppliers = &sh.suppliers().ids;
-    let mut seen = vec![u32::MAX; cs.len()];
-    let mut seen_supplier = vec![u32::MAX; sh.suppliers().names.len()];
-    let mut out = Vec::with_capacity(claims.len());
-    for (stamp, &i) in claims.iter().enumerate() {
-        let stamp = stamp as u32;
-        seen[i] = stamp;
-        if let Some(&own) = suppliers.get(i).filter(|&&s| s != crate::detect::shared::NONE) {
-            seen_supplier[own as usize] = stamp;
-        }
-        let c = &cs[i];
-        let (lists, goods, by_items): (Vec<&Vec<u32>>, String, bool) = if c.items.is_empty() {
-            let Some(g) = groups else {
-                out.push(None);
-                continue;
-            };
+    let groups = if claims.iter().any(|&i| cs[i].items.is_empty()) { Some(sh.object_groups(cancel)?) } else { None };
+    let mut members: HashMap<u32, Vec<Entry>, FxBuild> = HashMap::default();
+    if let Some(g) = groups {
+        for &i in claims.iter().filter(|&&i| cs[i].items.is_empty()) {
             let k = g.group_of[i];
-            let group = g.groups.get(k as usize).filter(|x| x.coherence >= MIN_COHERENCE);
-            let (Some(list), Some(group)) = (members.get(&k), group) else {
+            if g.groups.get(k as usize).is_some_and(|x| x.coherence >= MIN_COHERENCE) {
+                members.entry(k).or_default();
+            }
+        }
+        for (i, k) in g.group_of.iter().enumerate() {
+            if let Some(list) = members.get_mut(k).filter(|l| l.len() < MAX_OTHERS) {
+                list.push((i as u32, supplier(i), inexigible(i)));
+            }
+        }
+    }
+    let mut seen = vec![u32::MAX; cs.len()];
+    let mut unions: HashMap<Vec<&str>, Union, FxBuild> = HashMap::default();
+    let mut group_unions: HashMap<u32, Union, FxBuild> = HashMap::default();
+    let mut stamp = 0u32;
+    let mut out = Vec::with_capacity(claims.len());
+    for &i in claims {
+        let c = &cs[i];
+        if c.items.is_empty() {
+            let k = groups.map_or(NO_GROUP, |g| g.group_of[i]);
+            let (Some(g), Some(list)) = (groups, members.get(&k)) else {
                 out.push(None);
                 continue;
             };
-            let terms = group.terms.iter().take(4).cloned().collect::<Vec<_>>().join(" ");
-            (vec![list], format!("grupo aprendido \"{terms}\""), false)
-        } else {
-            let mut names: Vec<&str> =
-                c.items.iter().map(|it| it.description.as_str()).filter(|d| !d.trim().is_empty()).collect();
-            names.dedup();
-            let lists = names.iter().filter_map(|d| index.get(d)).collect();
-            (lists, names.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", "), true)
-        };
-        let (mut others, mut claimed, mut distinct) = (0usize, 0usize, 0usize);
-        for list in lists {
-            for &j in list {
-                let j = j as usize;
-                if seen[j] == stamp {
-                    continue;
-                }
-                seen[j] = stamp;
-                others += 1;
-                claimed += usize::from(
-                    crate::detect::legal::modality(&cs[j].modality) == crate::detect::legal::Modality::Inexigibilidade,
-                );
-                if let Some(&s) = suppliers.get(j).filter(|&&s| s != crate::detect::shared::NONE)
-                    && seen_supplier[s as usize] != stamp
-                {
-                    seen_supplier[s as usize] = stamp;
-                    distinct += 1;
-                }
-            }
+            let lists = [list];
+            let u = group_unions.entry(k).or_insert_with(|| {
+                stamp += 1;
+                union(&lists, &mut seen, stamp)
+            });
+            let terms = g.groups[k as usize].terms.iter().take(4).cloned().collect::<Vec<_>>().join(" ");
+            out.push(Some(market_of(u, &lists, i, supplier(i), format!("grupo aprendido \"{terms}\""), false)));
+            continue;
         }
-        out.push(Some(Market { others, claims: claimed, suppliers: distinct, goods, by_items }));
+        let mut names: Vec<&str> =
+            c.items.iter().map(|it| it.description.as_str()).filter(|d| !d.trim().is_empty()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let lists: Vec<&Vec<Entry>> = names.iter().filter_map(|d| index.get(d)).collect();
+        let goods = names.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ");
+        let u = unions.entry(names).or_insert_with(|| {
+            stamp += 1;
+            union(&lists, &mut seen, stamp)
+        });
+        out.push(Some(market_of(u, &lists, i, supplier(i), goods, true)));
     }
     Ok(out)
 }
