@@ -1,4 +1,6 @@
 use super::*;
+use crate::CancelFlag;
+use crate::detect::Detector;
 use crate::detect::legal_basis::parse;
 
 #[test]
@@ -70,4 +72,57 @@ fn raising_the_sensitivity_only_raises_the_confidence() {
     let low = breach(&claim(), &market(200, 0, 40), 0.5).map(|b| b.confidence);
     let high = breach(&claim(), &market(200, 0, 40), 0.9).map(|b| b.confidence);
     assert!(low < high);
+}
+
+/// `n` purchases of one item from ten suppliers, the first `inexigible` of them by
+/// inexigibilidade, and one claim of an exclusive supplier for the same item.
+fn market_data(item: &str, n: usize, inexigible: usize, claim_object: &str) -> Vec<Contract> {
+    let line = |value: f64| crate::model::amendment::ContractItem {
+        code: "".into(),
+        description: item.into(),
+        complement: "".into(),
+        quantity: 100.0,
+        value,
+    };
+    let mut cs: Vec<Contract> = (0..n)
+        .map(|k| {
+            let mut c = crate::testutil::contract(
+                &format!("c{k}"),
+                &format!("AQUISIÇÃO DE {item} PARA A UNIDADE {k}"),
+                &format!("1122233300{:04}", k % 10),
+                "26000",
+                50_000.0,
+                (2024, 1 + (k % 12) as u32, 10),
+            );
+            if k < inexigible {
+                c.modality = "Inexigibilidade de Licitação".into();
+            }
+            c.items = vec![line(50_000.0)];
+            c
+        })
+        .collect();
+    let mut c = claim();
+    c.object = claim_object.into();
+    c.items = vec![line(120_000.0)];
+    cs.push(c);
+    cs
+}
+
+fn judged(cs: Vec<Contract>) -> Vec<String> {
+    let ds = crate::model::dataset::Dataset::from_contracts(cs);
+    let found = super::super::ComplianceRules.run(&ds, &crate::DetectionParams::default(), &CancelFlag::new()).unwrap();
+    found
+        .iter()
+        .filter(|a| a.technical_details["rule"] == RULE)
+        .map(|a| a.affected_entities.primary.id.clone())
+        .collect()
+}
+
+#[test]
+fn a_claim_for_an_item_many_suppliers_sell_in_competition_is_flagged_through_the_engine_path() {
+    assert_eq!(judged(market_data("LÁPIS GRAFITE", 150, 0, "AQUISIÇÃO DE LÁPIS GRAFITE")), vec!["1"]);
+    // Buyers of this class claim a maker's exclusivity now and then: not contradicted.
+    assert!(judged(market_data("MONITOR MULTIPARAMÉTRICO", 150, 12, "AQUISIÇÃO DE MONITORES")).is_empty());
+    // The object names the brand whose maker is exclusive: for the attestation to show.
+    assert!(judged(market_data("LÁPIS GRAFITE", 150, 0, "AQUISIÇÃO DE LÁPIS GRAFITE MARCA FABER")).is_empty());
 }
