@@ -29,9 +29,10 @@
 //! of different quantities on one ata, are two purchases. Near-identical texts that each name
 //! a specific thing the other does not ("... EM CURITIBA", "... EM MANAUS") are two purchases
 //! too ([`super::doc_freq::DocFreq::name_different_things`]). Two contracts that are each made
-//! with the supplier because of who it is or what it leases (utilities, state companies and
-//! public bodies, a building's lessor) are each a consumer unit, service or property of their
-//! own, whose standard texts seldom say which: alike texts do not make them one purchase.
+//! with the supplier because of who it is or what it leases, or for a court order (utilities,
+//! state companies and public bodies, a building's lessor, an exclusive maker, a court-ordered
+//! medicine) are each a consumer unit, service, property or order of their own, whose standard
+//! texts seldom say which: alike texts do not make them one purchase.
 //!
 //! Complexity: near-linear. Each object is tokenised once (`O(total words)`); the join indexes
 //! a prefix of a few rare words per object and only verifies candidates sharing one, so the
@@ -202,8 +203,9 @@ pub fn one_purchase(a: &Contract, b: &Contract) -> bool {
     same_document || same_process
 }
 
-/// Whether a contract is made with its supplier because of who it is or what it leases (a
-/// utility, a state company or public body, a building's lessor: see
+/// Whether a contract is made with its supplier because of who it is or what it leases, or
+/// for a court order (a utility, a state company or public body, a building's lessor, an
+/// exclusive maker: see
 /// [`super::legal_grounds::tied_to_supplier`]): one consumer unit, service or property each,
 /// under a standard text that seldom names which.
 fn tied_to_supplier(c: &Contract) -> bool {

@@ -211,16 +211,23 @@ const UTILITIES: &[&str] = &[
     "servico postal",
 ];
 
-/// Whether a contract is made with this supplier because of who it is or what it owns: a public
-/// body (`supplier_is_public_body`), a state company or concessionária, a public utility, or the
-/// lessor of a building. Each such contract is one consumer unit, service or property, which
-/// their standard texts seldom name, so two of them alike in text are not the same purchase.
+/// Phrases of an object that name an exclusive supplier (Lei 14.133, art. 74, I) or a court
+/// order the purchase complies with.
+const EXCLUSIVE_OR_ORDERED: &[&str] =
+    &["exclusiv", "fornecedor unico", "unico fabricante", "decisao judicial", "ordem judicial", "mandado judicial"];
+
+/// Whether a contract is made with this supplier because of who it is or what it owns, or for
+/// a court order: a public body (`supplier_is_public_body`), a state company or concessionária,
+/// a public utility, the lessor of a building, an exclusive maker, a purchase a court ordered.
+/// Each such contract is one consumer unit, service, property or order, which their standard
+/// texts seldom name (an order's beneficiary never), so two of them alike in text are not the
+/// same purchase.
 pub fn tied_to_supplier(object: &str, supplier_name: &str, supplier_is_public_body: bool) -> bool {
     if supplier_is_public_body || is_building_lease(object) || is_state_supplier(supplier_name) {
         return true;
     }
-    let o = fold(object);
-    UTILITIES.iter().any(|w| o.contains(w))
+    let o = fold(object).replace("dedicacao exclusiva", "dedicacao");
+    UTILITIES.iter().chain(EXCLUSIVE_OR_ORDERED).any(|w| o.contains(w))
 }
 
 /// How much of a dataset states its legal basis: missing data, reported once per dataset as
