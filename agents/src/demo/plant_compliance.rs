@@ -148,15 +148,16 @@ pub fn contracts(
         let Some(signed) = c.signed_on else { continue };
         let start = signed - Days::new(rng.gen_range(10..60));
         let end = signed + Days::new(rng.gen_range(30..120));
-        let kinds = ["Impedimento/proibição de contratar com prazo determinado", "Inidoneidade", "Suspensão"];
         let profile = &profiles[index[c.supplier.document.as_str()]];
-        sanctions.push(super::registry::sanction(
-            sanctions.len(),
-            profile,
-            kinds[rng.gen_range(0..kinds.len())],
-            start,
-            Some(end),
-        ));
+        let (kind, basis, by_organ) = BARRING[rng.gen_range(0..BARRING.len())];
+        let mut sanction = super::registry::sanction(sanctions.len(), profile, kind, start, Some(end));
+        sanction.legal_basis = basis.into();
+        // A suspensão binds only the body that applied it: the contracting organ suspended the
+        // firm and then contracted it. The others are applied by the CGU for the Union.
+        if by_organ {
+            sanction.authority = c.organ.name.to_string();
+        }
+        sanctions.push(sanction);
         sanctioned.insert(c.supplier.document.to_string());
     }
     // Invalid check digits.
@@ -277,8 +278,25 @@ pub fn splitting(
     out
 }
 
+/// The barring sanctions the demo applies: kind, legal basis, and whether the body that applied
+/// it is the contracting organ (a suspensão binds that body only) rather than the CGU.
+const BARRING: [(&str, &str, bool); 3] = [
+    ("Impedimento/proibição de contratar com prazo determinado", "Lei 14.133/2021, art. 156, III", false),
+    ("Inidoneidade", "Lei 14.133/2021, art. 156, IV", false),
+    ("Suspensão", "Lei 8.666/1993, art. 87, III", true),
+];
+
+/// Whether a barring sanction the demo applied binds a contract, by its scope (Lei 8.666 art.
+/// 87 III and IV; Lei 10.520 art. 7; Lei 14.133 art. 156 §4 and §5): an inidoneidade binds the
+/// whole administration; an impedimento the sphere of the entity that applied it (every demo
+/// organ and the CGU are federal); a suspensão only the body that applied it.
+fn binds(s: &Sanction, c: &Contract) -> bool {
+    if s.kind.starts_with("Suspens") { s.authority == c.organ.name.as_str() } else { true }
+}
+
 /// Labels, once every plant is in place, the contracts that break a rule and are not labelled
-/// yet: those signed while their supplier was barred by a sanction in force, dispensas citing a
+/// yet: those signed while their supplier was barred by a sanction in force whose scope reaches
+/// the contracting organ ([`binds`]), dispensas citing a
 /// value inciso above its limit (an overpriced or copied contract), and acréscimos beyond the cap.
 pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Planted]) -> Vec<Planted> {
     let done: HashSet<&str> = planted
@@ -297,7 +315,8 @@ pub fn incidental(contracts: &[Contract], sanctions: &[Sanction], planted: &[Pla
         }
         let Some(signed) = c.signed_on else { continue };
         let root = c.supplier.cnpj_root().unwrap_or(c.supplier.document.as_str());
-        if let Some(s) = barring.get(root).and_then(|l| l.iter().find(|s| s.active_on(signed))) {
+        let barred = barring.get(root).and_then(|l| l.iter().find(|s| s.active_on(signed) && binds(s, c)));
+        if let Some(s) = barred {
             let what = format!(
                 "contract signed on {signed} while supplier {} was under \"{}\" ({} to {})",
                 c.supplier.document,

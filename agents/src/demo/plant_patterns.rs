@@ -61,6 +61,13 @@ pub(super) fn is_dispensa(f: &Field<'_>, i: usize) -> bool {
     f.contracts[i].modality.starts_with("Dispensa")
 }
 
+/// Whether a contract comes from a bidding that awards its object to one supplier: a pregão or
+/// concorrência that is not a registro de preços.
+fn single_award(f: &Field<'_>, i: usize) -> bool {
+    let m = f.contracts[i].modality.as_str();
+    super::law::is_competitive(m) && !m.contains("Registro")
+}
+
 /// Sets a contract's initial value, its items and amendments following in proportion.
 fn set_values(f: &mut Field<'_>, i: usize, value: f64) {
     let factor = value / f.contracts[i].initial_value.max(0.01);
@@ -319,8 +326,12 @@ fn brands(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted>
 }
 
 /// Pairs of one organ's contracts of the same category and year with different suppliers,
-/// the second made a near-copy of the first: its object with one word or number changed, a
-/// value within 5%, a signing date 1-30 days later in the same year and the same process number. Direct purchases are left alone (their values stay under the limit).
+/// the second made a near-copy of the first: the same purchase process (its number, modality
+/// and legal basis) and the same purchase items in like quantities, its object with one word or
+/// number changed, a value within 5%, and a signing date 1-30 days later in the same year. The
+/// first is a bidding meant to award one supplier (a pregão or concorrência, not an ata de
+/// registro de preços, which may register several; direct purchases stay under the limit), so
+/// a second contract of the same items from another supplier is the purchase made twice.
 fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Vec<Planted> {
     let mut out = Vec::new();
     let n = f.contracts.len();
@@ -329,7 +340,7 @@ fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Ve
         attempts += 1;
         let i = rng.gen_range(0..n);
         let Some(signed) = f.contracts[i].signed_on else { continue };
-        if !free(f, i) || is_dispensa(f, i) {
+        if !free(f, i) || !single_award(f, i) {
             continue;
         }
         let (organ, year, cat) = (f.metas[i].organ, f.metas[i].year, f.metas[i].cat);
@@ -349,8 +360,19 @@ fn cross_duplicates(f: &mut Field<'_>, count: usize, rng: &mut ChaCha8Rng) -> Ve
         let Some(to) = signed.checked_add_days(Days::new(days)).filter(|d| d.year() == year) else { continue };
         super::plant_temporal::move_to(f, j, to);
         f.contracts[j].object = super::plant::edit_object(&f.contracts[i].object, rng).into();
-        // The same purchase process contracted twice.
-        f.contracts[j].process_number = f.contracts[i].process_number.clone();
+        // The same purchase process contracted twice: its items in like quantities (scaled to
+        // j's value here, then with it below).
+        let (from, share) =
+            (f.contracts[i].clone(), f.contracts[j].initial_value / f.contracts[i].initial_value.max(0.01));
+        let c = &mut f.contracts[j];
+        c.process_number = from.process_number;
+        c.modality = from.modality;
+        c.legal_basis = from.legal_basis;
+        c.items = from.items;
+        for item in &mut c.items {
+            item.quantity *= share;
+            item.value = (item.value * share * 100.0).round() / 100.0;
+        }
         // set_values keeps j's amendment ratio (final over initial): aim its final value.
         let c = &f.contracts[j];
         let ratio = if c.initial_value > 0.0 { c.final_value / c.initial_value } else { 1.0 };

@@ -25,6 +25,9 @@
 //!   and whose object and supplier show none (exclusive supplier, notória especialização,
 //!   lease, public body). Confidence 0.86 when the basis cites another ground (a contradiction),
 //!   0.70 when it names only the law (incomplete); an empty basis is missing data, not a breach.
+//! - `exclusivity_contradicted` ([`exclusivity`]): an inexigibilidade claiming an exclusive
+//!   supplier (Lei 14.133 art. 74, I) for goods many other suppliers sell in the data's other
+//!   purchases, where exclusivity is almost never claimed; confidence 0.82-0.88.
 //!
 //! Agreements (convênios) are judged by [`super::agreement_rules`] (`sanctioned_grantee`,
 //! `released_above_agreed`) with the same sanction index; their anomalies follow the contracts'.
@@ -178,6 +181,7 @@ impl Detector for ComplianceRules {
         let mut bases: HashMap<&str, (LegalBasis, Ground), FxBuild> = HashMap::default();
         let mut out = Vec::new();
         let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut claims = Vec::new();
         for (i, c) in ds.contracts.iter().enumerate() {
             if i % 4096 == 0 {
                 cancel.check()?;
@@ -192,6 +196,19 @@ impl Detector for ComplianceRules {
                     *counts.entry(b.rule).or_default() += 1;
                     out.push((i, b));
                 }
+            }
+            if legal::modality(&c.modality) == Modality::Inexigibilidade
+                && exclusivity::is_claim(c, basis, document_kind(&c.supplier.document) == DocumentKind::UgCode)
+            {
+                claims.push(i);
+            }
+        }
+        // Claims of an exclusive supplier, judged against the other purchases of the same goods.
+        for (&i, market) in claims.iter().zip(exclusivity::markets(sh, &claims, cancel)?) {
+            let b = market.and_then(|m| exclusivity::breach(&ds.contracts[i], &m, p.sensitivity));
+            if let Some(b) = b.filter(|b| b.confidence >= p.confidence_threshold) {
+                *counts.entry(b.rule).or_default() += 1;
+                out.push((i, b));
             }
         }
         let n = ds.contracts.len().max(1) as f64;
@@ -337,6 +354,9 @@ fn anomaly(c: &Contract, b: Breach<'_>) -> Anomaly {
     };
     breach_anomaly(b, subject)
 }
+
+#[path = "exclusivity_rule.rs"]
+pub mod exclusivity;
 
 #[cfg(test)]
 #[path = "compliance_rules_tests.rs"]

@@ -28,7 +28,11 @@
 //! a line of the same quantity at the same unit price: two lots of one tender, or two draws
 //! of different quantities on one ata, are two purchases. Near-identical texts that each name
 //! a specific thing the other does not ("... EM CURITIBA", "... EM MANAUS") are two purchases
-//! too ([`super::doc_freq::DocFreq::name_different_things`]).
+//! too ([`super::doc_freq::DocFreq::name_different_things`]). Two contracts that are each made
+//! with the supplier because of who it is or what it leases, or for a court order (utilities,
+//! state companies and public bodies, a building's lessor, an exclusive maker, a court-ordered
+//! medicine) are each a consumer unit, service, property or order of their own, whose standard
+//! texts seldom say which: alike texts do not make them one purchase.
 //!
 //! Complexity: near-linear. Each object is tokenised once (`O(total words)`); the join indexes
 //! a prefix of a few rare words per object and only verifies candidates sharing one, so the
@@ -150,6 +154,7 @@ impl Detector for DuplicateContracts {
                     q.similarity > threshold
                         && pair_score(q, p.sensitivity) >= p.confidence_threshold
                         && !one_purchase(&cs[q.a], &cs[q.b])
+                        && !(tied_to_supplier(&cs[q.a]) && tied_to_supplier(&cs[q.b]))
                 });
                 if pairs.is_empty() {
                     continue;
@@ -196,6 +201,16 @@ pub fn one_purchase(a: &Contract, b: &Contract) -> bool {
     let same_document = !a.number.is_empty() && a.number == b.number && a.unit.code == b.unit.code;
     let same_process = !a.process_number.is_empty() && a.process_number == b.process_number;
     same_document || same_process
+}
+
+/// Whether a contract is made with its supplier because of who it is or what it leases, or
+/// for a court order (a utility, a state company or public body, a building's lessor, an
+/// exclusive maker: see
+/// [`super::legal_grounds::tied_to_supplier`]): one consumer unit, service or property each,
+/// under a standard text that seldom names which.
+fn tied_to_supplier(c: &Contract) -> bool {
+    let public = crate::model::cnpj::document_kind(&c.supplier.document) == crate::model::cnpj::DocumentKind::UgCode;
+    super::legal_grounds::tied_to_supplier(&c.object, &c.supplier.name, public)
 }
 
 /// What the pairs inside a group say.

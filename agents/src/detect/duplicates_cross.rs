@@ -12,7 +12,8 @@
 //! other *and* signing dates within 60 days, and not a purchase meant to contract several
 //! suppliers for one object (ata de registro de preços, credenciamento by inexigibilidade,
 //! chamada pública of family farming by dispensa), nor individuals (consultants or instructors
-//! hired in one process at one price). Such a group is worth an explanation, not a
+//! hired in one process at one price), nor a contract signed after the other was rescinded
+//! (the next bidder taking over the remainder, [`takes_over`]). Such a group is worth an explanation, not a
 //! case: its severity is medium at most. Pairs are grouped (connected
 //! components) and the earliest contract is the primary.
 //!
@@ -34,8 +35,10 @@ use super::sensitivity::tidy;
 use super::shared::Shared;
 use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::agent::{AnalysisError, CancelFlag};
+use crate::model::amendment::AmendmentKind;
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::cnpj::{DocumentKind, document_kind};
+use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 use crate::text::{format_brl, format_pct};
@@ -109,7 +112,11 @@ fn process_duplicates(
 ) -> Vec<Anomaly> {
     let threshold = SIMILARITY.at(p.sensitivity);
     let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), scratch);
-    pairs.retain(|q| q.similarity > threshold && pair_score(q, p.sensitivity) >= p.confidence_threshold);
+    pairs.retain(|q| {
+        q.similarity > threshold
+            && pair_score(q, p.sensitivity) >= p.confidence_threshold
+            && !takes_over(&ds.contracts[q.a], &ds.contracts[q.b])
+    });
     let mut out = Vec::new();
     for group in components(run, &pairs) {
         let a = anomaly(ds, &group, &pairs, run.len(), p);
@@ -118,6 +125,22 @@ fn process_duplicates(
         }
     }
     out
+}
+
+/// Whether one of two contracts ended early (a rescisão, or a rescinded situation) by the time
+/// the other was signed: the next bidder of the same process then takes over what remained
+/// (Lei 14.133/2021, art. 90, §§ 2º and 7º; Lei 8.666/1993, art. 24, XI), the same object from
+/// another supplier by design.
+pub fn takes_over(a: &Contract, b: &Contract) -> bool {
+    let ended_by = |x: &Contract, on: Option<chrono::NaiveDate>| {
+        crate::text::fold(&x.situation).contains("rescin")
+            || x.amendments.iter().any(|m| {
+                m.kinds.contains(&AmendmentKind::Termination)
+                    && (on.is_none() || m.signed_on.is_none() || m.signed_on <= on)
+            })
+    };
+    let (first, second) = if a.signed_on <= b.signed_on { (a, b) } else { (b, a) };
+    ended_by(first, second.signed_on)
 }
 
 fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], process_contracts: usize, p: &DetectionParams) -> Anomaly {
@@ -224,3 +247,7 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], process_contracts: usi
     .build()
     .at_most(Severity::Medium)
 }
+
+#[cfg(test)]
+#[path = "duplicates_cross_tests.rs"]
+mod tests;

@@ -128,3 +128,21 @@ proptest::proptest! {
         let _ = (ground(&b), cites_inexigibility(&b));
     }
 }
+
+#[test]
+fn a_utility_a_state_company_a_public_body_or_a_lessor_is_contracted_for_who_it_is() {
+    use crate::detect::legal_grounds::tied_to_supplier;
+    assert!(tied_to_supplier("LOCAÇÃO DE IMÓVEL PARA SEDIAR A DPU EM MANAUS", "JOSE DA SILVA", false));
+    assert!(tied_to_supplier("FORNECIMENTO DE ÁGUA POTÁVEL E TRATAMENTO DE ESGOTO", "X", false));
+    assert!(tied_to_supplier("SERVIÇOS DE TI", "EMPRESA DE TECNOLOGIA E INFORMACOES DA PREVIDENCIA - DATAPREV", false));
+    assert!(tied_to_supplier("QUALQUER", "SEOF", true));
+    assert!(tied_to_supplier(
+        "AQUISIÇÃO DE MEDICAMENTO DE PRODUTOR EXCLUSIVO PARA CUMPRIMENTO DE DECISÃO JUDICIAL",
+        "LAB S.A.",
+        false
+    ));
+    assert!(!tied_to_supplier("LIMPEZA COM DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA", "LIMPA LTDA", false));
+    // An emergency is a ground of the purchase, not of who supplies it.
+    assert!(!tied_to_supplier("CONTRATAÇÃO EMERGENCIAL DE MANUTENÇÃO PREDIAL", "ENGENHARIA LTDA", false));
+    assert!(!tied_to_supplier("AQUISIÇÃO DE MATERIAL DE EXPEDIENTE", "PAPELARIA LTDA", false));
+}

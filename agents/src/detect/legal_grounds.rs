@@ -186,12 +186,48 @@ pub fn inferred_ground(object: &str, supplier_name: &str, supplier_is_public_bod
     if let Some((_, g)) = OBJECT_GROUNDS.iter().find(|(w, _)| o.contains(w)) {
         return Some(g);
     }
-    // A private company's legal form (LTDA, EIRELI, ME, EPP) rules out a state company.
-    let s = fold(supplier_name);
-    let private = s.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "ltda" | "eireli" | "me" | "epp"));
-    (!private && STATE_SUPPLIERS.iter().any(|w| s.contains(w))).then_some(
+    is_state_supplier(supplier_name).then_some(
         "empresa pública, sociedade de economia mista ou concessionária contratada em razão de quem é (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII e XVI)",
     )
+}
+
+/// Whether a supplier's name is a state company's, a concessionária's or a public body's
+/// ([`STATE_SUPPLIERS`]); a private company's legal form (LTDA, EIRELI, ME, EPP) rules it out.
+pub fn is_state_supplier(supplier_name: &str) -> bool {
+    let s = fold(supplier_name);
+    let private = s.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "ltda" | "eireli" | "me" | "epp"));
+    !private && STATE_SUPPLIERS.iter().any(|w| s.contains(w))
+}
+
+/// Phrases of an object that name a public utility, supplied by the concessionária of the place.
+const UTILITIES: &[&str] = &[
+    "energia eletrica",
+    "fornecimento de agua",
+    "abastecimento de agua",
+    "esgotamento sanitario",
+    "agua e esgoto",
+    "gas canalizado",
+    "servicos postais",
+    "servico postal",
+];
+
+/// Phrases of an object that name an exclusive supplier (Lei 14.133, art. 74, I) or a court
+/// order the purchase complies with.
+const EXCLUSIVE_OR_ORDERED: &[&str] =
+    &["exclusiv", "fornecedor unico", "unico fabricante", "decisao judicial", "ordem judicial", "mandado judicial"];
+
+/// Whether a contract is made with this supplier because of who it is or what it owns, or for
+/// a court order: a public body (`supplier_is_public_body`), a state company or concessionária,
+/// a public utility, the lessor of a building, an exclusive maker, a purchase a court ordered.
+/// Each such contract is one consumer unit, service, property or order, which their standard
+/// texts seldom name (an order's beneficiary never), so two of them alike in text are not the
+/// same purchase.
+pub fn tied_to_supplier(object: &str, supplier_name: &str, supplier_is_public_body: bool) -> bool {
+    if supplier_is_public_body || is_building_lease(object) || is_state_supplier(supplier_name) {
+        return true;
+    }
+    let o = fold(object).replace("dedicacao exclusiva", "dedicacao");
+    UTILITIES.iter().chain(EXCLUSIVE_OR_ORDERED).any(|w| o.contains(w))
 }
 
 /// How much of a dataset states its legal basis: missing data, reported once per dataset as
