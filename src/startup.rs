@@ -18,7 +18,7 @@ use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
 use crate::service::{
-    AdminService, AuditService, AuthService, HealthService, InvestigationService, RateLimits, Services,
+    AdminService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits, Services,
     WhitelistService,
 };
 use crate::storage::Store;
@@ -94,6 +94,8 @@ impl App {
         let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
         let audit = Arc::new(AuditService::new(core.store.clone()));
         let auth = build_auth(&config, &core.store, audit.clone()).await?;
+        let admin = Arc::new(AdminService::new(core.runtime.clone(), core.store.clone()));
+        admin.restore().await.map_err(|e| anyhow::anyhow!("agent pool settings: {}", e.message))?;
         let (whitelist, _seeded) = WhitelistService::open(core.store.clone(), config.security.ip_whitelist_enabled)
             .map_err(|e| anyhow::anyhow!("admin IP whitelist: {}", e.message))?;
         let state = AppState {
@@ -101,10 +103,11 @@ impl App {
                 investigations: core.investigations.clone(),
                 health,
                 auth,
-                admin: Arc::new(AdminService::new(core.runtime.clone())),
+                admin: admin.clone(),
                 whitelist: Arc::new(whitelist),
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),
+                durability: Arc::new(Durability::new(core.store.clone())),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),

@@ -1,6 +1,6 @@
 //! Cross-cutting layers: request ids (echoed or generated), the error envelope, request
-//! metrics, security headers, compression over 1 KB (never on event streams) and panics
-//! turned into a generic 500 envelope.
+//! metrics, security headers, compression over 1 KB (never on event streams), durable
+//! acknowledgements of state changes and panics turned into a generic 500 envelope.
 
 use std::time::Instant;
 
@@ -64,6 +64,25 @@ pub async fn observe(mut req: Request, next: Next) -> Response {
     metrics::counter!("vigia_http_requests_total", &labels).increment(1);
     metrics::histogram!("vigia_http_request_duration_seconds", &labels[..2]).record(started.elapsed().as_secs_f64());
     resp
+}
+
+/// Answers a request that may have changed state only once the change is durable
+/// ([`crate::service::Durability`]); a failed commit answers 503 instead of the handler's answer.
+pub async fn durable(
+    axum::extract::State(st): axum::extract::State<super::AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    use axum::http::Method;
+    let reads = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let resp = next.run(req).await;
+    if reads {
+        return resp;
+    }
+    match st.services.durability.commit().await {
+        Ok(()) => resp,
+        Err(e) => ApiError(e).into_response(),
+    }
 }
 
 /// The response to a panic in a handler: a generic 500; the panic goes to the log.

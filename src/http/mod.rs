@@ -74,6 +74,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth_layer::authenticate))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::durable))
         .layer(axum::middleware::from_fn(middleware::observe))
         .layer(DefaultBodyLimit::max(body_limit));
     for header in middleware::security_headers() {

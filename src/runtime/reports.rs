@@ -65,7 +65,7 @@ pub struct AgentMemory {
 }
 
 /// Lazy-loading settings that can change at run time.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct PoolSettings {
     /// Idle minutes before unloading.
     pub unload_after_minutes: f64,

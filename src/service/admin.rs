@@ -1,7 +1,9 @@
 //! Agent lazy loading for administrators: status, load, unload, preload-all, settings,
 //! cleanup and memory, over the runtime's typed handle. Names are resolved like everywhere
 //! else (ids, aliases, display names); an unknown name is AGENT_NOT_FOUND, an agent whose
-//! analysis this version lacks (or that keeps failing) AGENT_UNAVAILABLE.
+//! analysis this version lacks (or that keeps failing) AGENT_UNAVAILABLE. Settings an admin
+//! changes are stored ([`SETTINGS_KEY`]) and applied again at the next start, over the
+//! configuration's.
 
 use vigia_agents::AgentId;
 
@@ -10,6 +12,10 @@ use crate::runtime::reports::{
     AgentMemory, CleanupReport, LoadReport, PoolSettings, PoolStatus, PreloadReport, UnloadReport,
 };
 use crate::runtime::{RuntimeError, RuntimeHandle, memory};
+use crate::storage::Store;
+
+/// Name of the stored agent-pool settings.
+pub const SETTINGS_KEY: &str = "agent_pool";
 
 /// New lazy-loading settings; `None` keeps the current value.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +40,7 @@ pub struct MemoryUsage {
 /// The agent administration facade.
 pub struct AdminService {
     runtime: RuntimeHandle,
+    store: Store,
 }
 
 fn runtime_error(e: RuntimeError) -> Error {
@@ -59,8 +66,21 @@ pub fn resolve_agent(name: &str) -> Result<AgentId> {
 
 impl AdminService {
     /// Builds the facade.
-    pub fn new(runtime: RuntimeHandle) -> Self {
-        AdminService { runtime }
+    pub fn new(runtime: RuntimeHandle, store: Store) -> Self {
+        AdminService { runtime, store }
+    }
+
+    /// Applies the settings an admin stored before the last stop, if any; the settings in
+    /// force.
+    pub async fn restore(&self) -> Result<PoolSettings> {
+        let stored: Option<PoolSettings> = self.store.setting(SETTINGS_KEY).map_err(Error::internal)?;
+        match stored {
+            Some(settings) => {
+                tracing::info!(?settings, "agent pool settings restored from the store");
+                Ok(self.runtime.configure(settings).await.map_err(runtime_error)?.settings)
+            }
+            None => Ok(self.status().await?.settings),
+        }
     }
 
     /// Loaded agents, memory, settings and counters.
@@ -110,6 +130,7 @@ impl AdminService {
             None => current.preload_agents,
         };
         let settings = PoolSettings { unload_after_minutes, max_loaded_agents, preload_agents };
+        self.store.save_setting(SETTINGS_KEY, &settings).map_err(Error::internal)?;
         self.runtime.configure(settings).await.map_err(runtime_error)
     }
 

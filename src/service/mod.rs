@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod durability;
 pub mod health;
 pub mod investigations;
 pub mod whitelist;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 pub use admin::AdminService;
 pub use audit::AuditService;
 pub use auth::AuthService;
+pub use durability::Durability;
 pub use health::HealthService;
 pub use investigations::InvestigationService;
 pub use whitelist::WhitelistService;
@@ -37,4 +39,6 @@ pub struct Services {
     pub audit: Arc<AuditService>,
     /// Request rate limits.
     pub rate_limits: Arc<RateLimits>,
+    /// Durable acknowledgements.
+    pub durability: Arc<Durability>,
 }

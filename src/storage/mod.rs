@@ -3,12 +3,14 @@
 //!
 //! Trees: investigations and their events; users with an e-mail index; sessions keyed by user
 //! then session; revoked token ids; failed-login records; API key digests; the audit log
-//! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist.
+//! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist; settings changed
+//! at run time (one JSON value per setting name).
 
 mod audit;
 mod flusher;
 mod investigations;
 mod sessions;
+mod settings;
 mod users;
 
 use std::path::Path;
@@ -54,6 +56,7 @@ pub struct Store {
     api_keys: sled::Tree,
     audit: sled::Tree,
     whitelist: sled::Tree,
+    settings: sled::Tree,
     flusher: Arc<flusher::Flusher>,
 }
 
@@ -86,6 +89,7 @@ impl Store {
             api_keys: db.open_tree("api_keys")?,
             audit: db.open_tree("audit_log")?,
             whitelist: db.open_tree("ip_whitelist")?,
+            settings: db.open_tree("settings")?,
             flusher: Arc::new(flusher::Flusher::start(db.clone())?),
             db,
         })

@@ -8,6 +8,7 @@ mod auth;
 mod cli;
 mod concurrency;
 mod crash;
+mod durable;
 mod errors;
 mod health;
 mod helpers;
