@@ -34,6 +34,11 @@ pub trait InvestigationStore: Send + Sync + 'static {
     fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError>;
     /// Makes every write so far durable.
     fn flush(&self) -> BoxFuture<'_, Result<(), PortError>>;
+    /// The highest event sequence number a run of `id` may have published (0 when none was
+    /// reserved): a resumed run numbers its events after it.
+    fn reserved_seq(&self, id: InvestigationId) -> Result<u64, PortError>;
+    /// Records that sequence numbers up to `upto` may be published (durable at the next flush).
+    fn reserve_seq(&self, id: InvestigationId, upto: u64) -> Result<(), PortError>;
 }
 
 /// What to fetch for one investigation.

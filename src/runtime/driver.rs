@@ -132,8 +132,8 @@ fn failed(code: &str, message: String, recoverable: bool) -> Outcome {
 }
 
 async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, started: std::time::Instant) -> Outcome {
-    em.phase(Phase::Initialization, 0);
-    em.phase(Phase::DataCollection, 0);
+    em.phase(Phase::Initialization, 0).await;
+    em.phase(Phase::DataCollection, 0).await;
     let req = em.inv().request.clone();
     let query = DataQuery {
         query: req.query.clone(),
@@ -149,7 +149,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         Ok(b) => b,
         Err(e) => return failed("DATA_UNAVAILABLE", format!("no data could be collected: {e}"), true),
     };
-    em.phase(Phase::Preprocessing, 0);
+    em.phase(Phase::Preprocessing, 0).await;
     let provenance = batch.provenance;
     let dataset = Arc::new(req.filters.apply(batch.dataset));
     em.inv_mut().progress.records_processed = dataset.len();
@@ -170,7 +170,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let params = em.inv().params.clone();
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
-    em.phase(Phase::AgentAnalysis, agents.len());
+    em.phase(Phase::AgentAnalysis, agents.len()).await;
     let analysis = analyse(deps, em, control, &dataset, &params, &agents).await;
     let (mut anomalies, outputs, agents_failed) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
@@ -205,7 +205,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         let why: Vec<String> = agents_failed.iter().map(|(a, e)| format!("{a}: {e}")).collect();
         return failed("AGENTS_FAILED", format!("every agent failed ({})", why.join("; ")), true);
     }
-    em.phase(Phase::PatternDetection, 0);
+    em.phase(Phase::PatternDetection, 0).await;
     anomalies.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -215,9 +215,9 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     if let Some(max) = req.max_results {
         anomalies.truncate(max as usize);
     }
-    em.phase(Phase::ResultAggregation, 0);
+    em.phase(Phase::ResultAggregation, 0).await;
     let results = partial(anomalies, insights, recommendations, agents_used, agents_failed);
-    em.phase(Phase::ReportGeneration, 0);
+    em.phase(Phase::ReportGeneration, 0).await;
     Outcome::Done(Box::new(results))
 }
 
@@ -272,7 +272,7 @@ async fn analyse(
                 let pct = agent_pct(&fractions);
                 if pct - last_pct >= 5.0 {
                     last_pct = pct;
-                    em.progress(Phase::AgentAnalysis, pct, pending.len());
+                    em.progress(Phase::AgentAnalysis, pct, pending.len()).await;
                 }
             }
             Some(done) = pending.next() => {
@@ -284,12 +284,12 @@ async fn analyse(
                     Ok(out) => {
                         for a in &out.anomalies {
                             if emitted.insert(a.id.clone()) {
-                                em.anomaly(a, &index);
+                                em.anomaly(a, &index).await;
                                 anomalies.push(a.clone());
                             }
                         }
                         for i in &out.insights {
-                            em.emit(EventKind::Insight { agent: i.agent.clone(), message: i.insight.clone(), confidence: i.confidence });
+                            em.emit(EventKind::Insight { agent: i.agent.clone(), message: i.insight.clone(), confidence: i.confidence }).await;
                         }
                         outputs.push((agent, out));
                     }
@@ -298,7 +298,7 @@ async fn analyse(
                 if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
                 let pct = agent_pct(&fractions);
                 last_pct = pct;
-                em.progress(Phase::AgentAnalysis, pct, pending.len());
+                em.progress(Phase::AgentAnalysis, pct, pending.len()).await;
             }
         }
     }

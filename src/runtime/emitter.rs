@@ -1,8 +1,15 @@
 //! The emitter of one run: numbers events, updates the investigation's progress, persists the
 //! event and the investigation, then publishes the event. Persist-then-publish is what lets a
 //! stream resume from the store with `Last-Event-ID`.
+//!
+//! A crash can lose events that were published but not yet flushed. So that a sequence number
+//! is never reused, numbers are reserved durably in blocks of [`SEQ_BLOCK`] before any of them
+//! is published, and a resumed run numbers its events after the last reservation: a client
+//! sees a gap in the numbers (the restart marker), never the same number twice. A resumed run
+//! does not emit again an anomaly whose event is stored, and its anomaly count is recounted
+//! from the stored events.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::Utc;
@@ -14,24 +21,44 @@ use crate::domain::investigation::Results;
 use crate::domain::ports::InvestigationStore;
 use crate::domain::{ErrorInfo, EventKind, Investigation, InvestigationEvent, Phase, Status};
 
+/// Sequence numbers reserved at a time (one durable write and flush per block).
+pub(crate) const SEQ_BLOCK: u64 = 256;
+
 pub(crate) struct Emitter {
     store: Arc<dyn InvestigationStore>,
     hub: EventHub,
     inv: Investigation,
     seq: u64,
+    /// Highest sequence number durably reserved.
+    reserved: u64,
+    /// Anomalies already emitted (stored by an earlier run of the same investigation).
+    seen: HashSet<String>,
 }
 
 impl Emitter {
-    /// Continues the numbering after the events already stored (a resumed run).
-    pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, inv: Investigation) -> Self {
-        let seq = match store.events_after(inv.id, 0) {
-            Ok(events) => events.last().map_or(0, |e| e.seq),
-            Err(e) => {
-                tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
-                0
-            }
-        };
-        Emitter { store, hub, inv, seq }
+    /// Continues the numbering after every number an earlier run may have published (a
+    /// resumed run), and remembers the anomalies it stored.
+    pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, mut inv: Investigation) -> Self {
+        let stored = store.events_after(inv.id, 0).unwrap_or_else(|e| {
+            tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
+            Vec::new()
+        });
+        let reserved = store.reserved_seq(inv.id).unwrap_or_else(|e| {
+            tracing::error!(investigation = %inv.id, error = %e, "could not read the reserved sequence");
+            0
+        });
+        let seq = stored.last().map_or(0, |e| e.seq).max(reserved);
+        let seen: HashSet<String> = stored
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Anomaly { id, .. } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        if seq > 0 {
+            inv.progress.anomalies_found = seen.len();
+        }
+        Emitter { store, hub, inv, seq, reserved: seq, seen }
     }
 
     pub fn inv(&self) -> &Investigation {
@@ -43,9 +70,28 @@ impl Emitter {
     }
 
     /// Persists the investigation and the event, then publishes the event.
-    pub fn emit(&mut self, kind: EventKind) {
+    pub async fn emit(&mut self, kind: EventKind) {
+        self.reserve_next().await;
         let event = self.persist(kind);
         self.hub.publish(self.inv.id, event);
+    }
+
+    /// Makes sure the next sequence number is durably reserved before it can be published.
+    async fn reserve_next(&mut self) {
+        if self.seq < self.reserved {
+            return;
+        }
+        let upto = self.seq + SEQ_BLOCK;
+        let reserved = self.store.reserve_seq(self.inv.id, upto);
+        let durable = match reserved {
+            Ok(()) => self.store.flush().await,
+            Err(e) => Err(e),
+        };
+        match durable {
+            Ok(()) => self.reserved = upto,
+            // Publishing goes on (a stream must not stall); a crash now could reuse numbers.
+            Err(e) => tracing::error!(investigation = %self.inv.id, error = %e, "could not reserve event numbers"),
+        }
     }
 
     fn persist(&mut self, kind: EventKind) -> InvestigationEvent {
@@ -62,7 +108,7 @@ impl Emitter {
     }
 
     /// Enters a phase: marks the previous one completed and emits progress.
-    pub fn phase(&mut self, phase: Phase, agents_active: usize) {
+    pub async fn phase(&mut self, phase: Phase, agents_active: usize) {
         let p = &mut self.inv.progress;
         if let Some(prev) = p.current_phase
             && prev != phase
@@ -70,21 +116,24 @@ impl Emitter {
         {
             p.phases_completed.push(prev);
         }
-        self.progress(phase, phase.start_percentage(), agents_active);
+        self.progress(phase, phase.start_percentage(), agents_active).await;
     }
 
     /// Emits progress within a phase.
-    pub fn progress(&mut self, phase: Phase, percentage: f64, agents_active: usize) {
+    pub async fn progress(&mut self, phase: Phase, percentage: f64, agents_active: usize) {
         let percentage = (percentage * 10.0).round() / 10.0;
         self.inv.progress.current_phase = Some(phase);
         self.inv.progress.percentage = percentage;
-        self.emit(EventKind::Progress { percentage, current_phase: phase, agents_active });
+        self.emit(EventKind::Progress { percentage, current_phase: phase, agents_active }).await;
     }
 
     /// Emits an anomaly, naming the contract behind it (primary, else first related), the
     /// supplier (or an agreement's grantee) it concerns, and the contract's value (else the
     /// money at stake).
-    pub fn anomaly(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) {
+    pub async fn anomaly(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) {
+        if !self.seen.insert(a.id.clone()) {
+            return;
+        }
         self.inv.progress.anomalies_found += 1;
         let contract = std::iter::once(&a.affected_entities.primary)
             .chain(&a.affected_entities.related)
@@ -108,7 +157,8 @@ impl Emitter {
             contract_id: contract.map(|c| c.id.to_string()),
             supplier,
             value: contract.map(Contract::value).or(at_stake),
-        });
+        })
+        .await;
     }
 
     /// Writes the final state, makes it durable, then emits the terminal event.
@@ -146,6 +196,7 @@ impl Emitter {
                 EventKind::Error { code: e.code, message: e.message, recoverable: e.recoverable }
             }
         };
+        self.reserve_next().await;
         let event = self.persist(terminal);
         if let Err(e) = self.store.flush().await {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not flush the store");

@@ -70,6 +70,7 @@ pub struct RuntimeHandle {
     orchestrator: ActorRef<OrchMsg>,
     hub: EventHub,
     factory: AgentFactory,
+    store: Arc<dyn InvestigationStore>,
 }
 
 /// Everything the runtime is built from.
@@ -123,6 +124,7 @@ impl RuntimeHandle {
         };
         let (pool, _) = Actor::spawn(None, AgentPool, args).await?;
         let hub = EventHub::default();
+        let store = deps.store.clone();
         let driver = DriverDeps {
             store: deps.store,
             data: deps.data,
@@ -133,7 +135,7 @@ impl RuntimeHandle {
             implemented: pool::implemented(&deps.factory),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
-        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory })
+        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store })
     }
 
     /// Starts running an investigation already saved as `processing`. `false` when the
@@ -150,6 +152,17 @@ impl RuntimeHandle {
         };
         let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
         Ok(true)
+    }
+
+    /// Ends, as cancelled, an investigation that is not running here (saved but never started,
+    /// or waiting for a restart): its terminal event is stored and published, so every stream
+    /// on it ends, and the final state is durable. Answers the final state.
+    pub async fn cancel_idle(&self, inv: Investigation) -> Investigation {
+        let id = inv.id;
+        let mut em = emitter::Emitter::new(self.store.clone(), self.hub.clone(), inv);
+        em.finish((crate::domain::Status::Cancelled, None, None)).await;
+        self.hub.close(id);
+        em.inv().clone()
     }
 
     /// Investigations running now.

@@ -260,3 +260,66 @@ async fn an_investigation_over_demo_data_completes_with_sequenced_events() {
     assert!(events.last().unwrap().kind.is_terminal());
     assert_eq!(done.progress.phases_completed.len(), 7);
 }
+
+/// An anomaly the engine finds in demo data.
+fn some_anomaly() -> vigia_agents::Anomaly {
+    let data = vigia_agents::demo::generate(&vigia_agents::demo::DemoSpec {
+        seed: 7,
+        contracts: 2_000,
+        organ_codes: Vec::new(),
+        year: None,
+    });
+    let params = vigia_agents::DetectionParams::default();
+    let (found, _) = vigia_agents::engine::analyse(&data.dataset, &params, &vigia_agents::CancelFlag::new()).unwrap();
+    found.into_iter().next().expect("demo data has findings")
+}
+
+#[tokio::test]
+async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_stored_anomalies() {
+    use crate::domain::ports::InvestigationStore;
+    use crate::domain::{EventKind, InvestigationEvent, Phase};
+    let store = Store::temporary().unwrap();
+    let inv = crate::domain::Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+    store.save(&inv).unwrap();
+    let a = some_anomaly();
+    let stored = EventKind::Anomaly {
+        id: a.id.clone(),
+        anomaly_type: a.kind.as_str().into(),
+        severity: a.severity.as_str().into(),
+        confidence: a.confidence,
+        description: a.description.clone(),
+        contract_id: None,
+        supplier: None,
+        value: None,
+    };
+    store.append_event(inv.id, &InvestigationEvent { seq: 1, kind: stored }).unwrap();
+    // The crashed run had reserved numbers up to 300 and may have published some of them.
+    store.reserve_seq(inv.id, 300).unwrap();
+    let store: Arc<dyn InvestigationStore> = Arc::new(store);
+    let mut em = emitter::Emitter::new(store.clone(), events::EventHub::default(), inv.clone());
+    assert_eq!(em.inv().progress.anomalies_found, 1, "recounted from the stored events");
+    em.anomaly(&a, &std::collections::HashMap::new()).await;
+    assert!(store.events_after(inv.id, 1).unwrap().is_empty(), "a stored anomaly is not emitted again");
+    assert_eq!(em.inv().progress.anomalies_found, 1);
+    em.phase(Phase::Initialization, 0).await;
+    let next = store.events_after(inv.id, 1).unwrap();
+    assert_eq!(next.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![301], "numbered after the reservation");
+    assert!(store.reserved_seq(inv.id).unwrap() >= 301 + emitter::SEQ_BLOCK - 1);
+}
+
+#[tokio::test]
+async fn cancelling_an_investigation_that_is_not_running_ends_its_streams_with_the_terminal_event() {
+    use crate::domain::ports::InvestigationStore;
+    use crate::domain::{EventKind, Status};
+    let (rt, store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
+    let inv = crate::domain::Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+    store.save(&inv).unwrap();
+    let mut live = rt.subscribe(inv.id);
+    let ended = rt.cancel_idle(inv.clone()).await;
+    assert_eq!(ended.status, Status::Cancelled);
+    let event = live.recv().await.unwrap();
+    assert!(matches!(event.kind, EventKind::Cancelled { partial_results_available: false }), "{event:?}");
+    let stored = store.events_after(inv.id, 0).unwrap();
+    assert!(stored.last().unwrap().kind.is_terminal(), "a later stream reads the terminal event from the store");
+    assert_eq!(store.get(inv.id).unwrap().unwrap().status, Status::Cancelled);
+}

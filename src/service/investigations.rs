@@ -243,10 +243,7 @@ impl InvestigationService {
             self.runtime.cancel_investigation(id, Duration::from_secs(5)).await.map_err(Error::internal)?;
         let mut inv = self.load(id)?;
         if !was_running && !inv.status.is_terminal() {
-            inv.status = Status::Cancelled;
-            inv.completed_at = Some(Utc::now());
-            self.store.save(&inv).map_err(Error::internal)?;
-            self.store.flush().await.map_err(Error::internal)?;
+            inv = self.runtime.cancel_idle(inv).await;
         }
         Ok(Cancelled {
             id,

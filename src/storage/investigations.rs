@@ -52,6 +52,20 @@ impl InvestigationStore for Store {
     fn flush(&self) -> BoxFuture<'_, Result<(), PortError>> {
         async move { Ok(Store::flush(self).await?) }.boxed()
     }
+
+    // The reservation lives in the events tree under sequence number 0, which no event uses and
+    // no `events_after` range reaches.
+    fn reserved_seq(&self, id: InvestigationId) -> Result<u64, PortError> {
+        match self.events.get(event_key(id, 0)).map_err(StorageError::from)? {
+            Some(bytes) => Ok(decode(&bytes)?),
+            None => Ok(0),
+        }
+    }
+
+    fn reserve_seq(&self, id: InvestigationId, upto: u64) -> Result<(), PortError> {
+        self.events.insert(event_key(id, 0), encode(&upto)?).map_err(StorageError::from)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
