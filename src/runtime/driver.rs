@@ -36,6 +36,8 @@ pub(crate) struct DriverDeps {
     pub analysis_timeout: Duration,
     /// Agents whose analysis exists (the factory builds them).
     pub implemented: Vec<AgentId>,
+    /// Durations of completed runs (for estimates).
+    pub run_times: Arc<super::run_times::RunTimes>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
@@ -111,7 +113,11 @@ pub(crate) async fn run(deps: DriverDeps, inv: Investigation, control: Arc<RunCo
     let mut em = Emitter::new(deps.store.clone(), deps.hub.clone(), inv);
     let started = std::time::Instant::now();
     let outcome = drive(&deps, &mut em, &control, started).await;
-    em.finish(outcome_parts(outcome)).await;
+    let (status, results, error) = outcome_parts(outcome);
+    if status.has_results() {
+        deps.run_times.record(started.elapsed().as_secs_f64());
+    }
+    em.finish((status, results, error)).await;
     deps.hub.close(id);
 }
 

@@ -25,9 +25,17 @@ pub(crate) struct HostShared {
     pub leases: AtomicUsize,
     /// Net bytes the agent's construction kept (measured, see `memory::measure`).
     pub memory_bytes: AtomicI64,
+    /// Net bytes its running analyses hold now, as the allocator counts them on their threads
+    /// (published at every progress report and released when the analysis ends).
+    pub working_bytes: AtomicI64,
 }
 
 impl HostShared {
+    /// What the agent holds now: its state and its running analyses' working set (bytes).
+    pub(crate) fn held_bytes(&self) -> i64 {
+        self.memory_bytes.load(Ordering::Relaxed).max(0) + self.working_bytes.load(Ordering::Relaxed).max(0)
+    }
+
     /// Whether the agent is leased or analysing: the cap and the idle reaper leave it alone.
     pub(crate) fn in_use(&self) -> bool {
         self.leases.load(Ordering::Acquire) > 0 || self.in_flight.load(Ordering::Acquire) > 0
@@ -100,9 +108,14 @@ impl Actor for AgentHost {
                 st.running.insert(job_id, job.cancel.clone());
                 st.shared.in_flight.fetch_add(1, Ordering::AcqRel);
                 let agent = st.agent.clone();
+                let shared = st.shared.clone();
                 tokio::spawn(async move {
                     let run = tokio::task::spawn_blocking(move || {
-                        let progress = |f: f32| (job.progress)(f);
+                        let working = WorkingSet::new(&shared);
+                        let progress = |f: f32| {
+                            working.publish();
+                            (job.progress)(f)
+                        };
                         let ctx = AnalysisContext {
                             dataset: &job.dataset,
                             params: &job.params,
@@ -143,6 +156,39 @@ impl Actor for AgentHost {
         st.running.values().for_each(CancelFlag::cancel);
         st.shared.in_flight.store(0, Ordering::Release);
         Ok(())
+    }
+}
+
+/// The working set of one analysis: the net bytes its thread allocated since it began,
+/// published into the host's `working_bytes` (as a change from what it published last) when
+/// the analysis reports progress from its own thread, and withdrawn when the analysis ends.
+/// Work an analysis spreads over helper threads is counted on those threads, not here.
+struct WorkingSet<'a> {
+    shared: &'a HostShared,
+    thread: std::thread::ThreadId,
+    base: i64,
+    published: AtomicI64,
+}
+
+impl<'a> WorkingSet<'a> {
+    fn new(shared: &'a HostShared) -> Self {
+        let thread = std::thread::current().id();
+        WorkingSet { shared, thread, base: memory::thread_net(), published: AtomicI64::new(0) }
+    }
+
+    fn publish(&self) {
+        if std::thread::current().id() != self.thread {
+            return;
+        }
+        let now = (memory::thread_net() - self.base).max(0);
+        let before = self.published.swap(now, Ordering::Relaxed);
+        self.shared.working_bytes.fetch_add(now - before, Ordering::Relaxed);
+    }
+}
+
+impl Drop for WorkingSet<'_> {
+    fn drop(&mut self) {
+        self.shared.working_bytes.fetch_sub(self.published.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 

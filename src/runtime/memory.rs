@@ -68,6 +68,11 @@ pub fn measure<R>(f: impl FnOnce() -> R) -> (R, i64) {
     (r, after - before)
 }
 
+/// Net bytes the calling thread has allocated and not freed since it started.
+pub fn thread_net() -> i64 {
+    THREAD_NET.with(Cell::get)
+}
+
 /// Net heap bytes of the whole process (allocated minus freed).
 pub fn heap_bytes() -> i64 {
     HEAP.load(Ordering::Relaxed)

@@ -17,6 +17,7 @@ pub mod memory;
 mod orchestrator;
 mod pool;
 pub mod reports;
+pub mod run_times;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,6 +72,7 @@ pub struct RuntimeHandle {
     hub: EventHub,
     factory: AgentFactory,
     store: Arc<dyn InvestigationStore>,
+    run_times: Arc<run_times::RunTimes>,
 }
 
 /// Everything the runtime is built from.
@@ -125,7 +127,9 @@ impl RuntimeHandle {
         let (pool, _) = Actor::spawn(None, AgentPool, args).await?;
         let hub = EventHub::default();
         let store = deps.store.clone();
+        let run_times = Arc::new(run_times::RunTimes::default());
         let driver = DriverDeps {
+            run_times: run_times.clone(),
             store: deps.store,
             data: deps.data,
             pool: pool.clone(),
@@ -135,7 +139,7 @@ impl RuntimeHandle {
             implemented: pool::implemented(&deps.factory),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
-        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store })
+        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times })
     }
 
     /// Starts running an investigation already saved as `processing`. `false` when the
@@ -163,6 +167,16 @@ impl RuntimeHandle {
         em.finish((crate::domain::Status::Cancelled, None, None)).await;
         self.hub.close(id);
         em.inv().clone()
+    }
+
+    /// Records how long a completed run took (the store's history, read at start).
+    pub fn record_run_time(&self, secs: f64) {
+        self.run_times.record(secs);
+    }
+
+    /// The median duration of recent completed runs, in seconds; `None` before any.
+    pub fn typical_run_secs(&self) -> Option<f64> {
+        self.run_times.median()
     }
 
     /// Investigations running now.

@@ -105,7 +105,7 @@ impl Actor for AgentPool {
                     agent_name: id.as_str().into(),
                     already_loaded: !fresh,
                     load_time_ms: if fresh { start.elapsed().as_secs_f64() * 1000.0 } else { 0.0 },
-                    memory_usage_mb: to_mb(st.loaded[&id].shared.memory_bytes.load(Ordering::Relaxed)),
+                    memory_usage_mb: to_mb(st.loaded[&id].shared.held_bytes()),
                 });
                 let _ = reply.send(r);
             }
@@ -310,7 +310,7 @@ impl PoolState {
                 )),
             };
         }
-        let freed = to_mb(l.shared.memory_bytes.load(Ordering::Relaxed));
+        let freed = to_mb(l.shared.held_bytes());
         if busy > 0 {
             let _ = l.host.cast(HostMsg::CancelAll);
         }
@@ -366,7 +366,7 @@ impl PoolState {
             .map(|(id, l)| {
                 let mem = AgentMemory {
                     name: id.as_str().into(),
-                    memory_mb: to_mb(l.shared.memory_bytes.load(Ordering::Relaxed)),
+                    memory_mb: to_mb(l.shared.held_bytes()),
                     last_used: l.last_used_wall,
                     in_flight: l.shared.in_flight.load(Ordering::Acquire),
                 };
@@ -375,7 +375,7 @@ impl PoolState {
             .collect();
         agents.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
         let agents: Vec<AgentMemory> = agents.into_iter().map(|(_, m)| m).collect();
-        let total: i64 = self.loaded.values().map(|l| l.shared.memory_bytes.load(Ordering::Relaxed)).sum();
+        let total: i64 = self.loaded.values().map(|l| l.shared.held_bytes()).sum();
         PoolStatus {
             loaded_agents: agents.iter().map(|a| a.name.clone()).collect(),
             total_available: AgentId::ALL.len(),

@@ -27,6 +27,23 @@ impl Agent for Sleeper {
     }
 }
 
+/// Holds 8 MiB while it analyses, reports progress, and waits to be cancelled.
+struct Hoarder;
+impl Agent for Hoarder {
+    fn id(&self) -> AgentId {
+        AgentId::Zumbi
+    }
+    fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
+        let buffer = vec![1u8; 8 * 1024 * 1024];
+        loop {
+            (ctx.progress)(0.5);
+            std::hint::black_box(&buffer);
+            ctx.cancel.check()?;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
 /// Panics on every analysis.
 struct Panicker;
 impl Agent for Panicker {
@@ -322,4 +339,21 @@ async fn cancelling_an_investigation_that_is_not_running_ends_its_streams_with_t
     let stored = store.events_after(inv.id, 0).unwrap();
     assert!(stored.last().unwrap().kind.is_terminal(), "a later stream reads the terminal event from the store");
     assert_eq!(store.get(inv.id).unwrap().unwrap().status, Status::Cancelled);
+}
+
+#[tokio::test]
+async fn an_agent_reports_the_memory_its_running_analysis_holds_and_unloading_frees_it() {
+    let factory: AgentFactory = Arc::new(|id| match id {
+        AgentId::Zumbi => Some(Box::new(Hoarder) as Box<dyn Agent>),
+        other => vigia_agents::instantiate(other),
+    });
+    let (rt, store, _dir) = runtime_with(factory, agents_config(15.0, 10)).await;
+    let inv = start(&rt, &store).await;
+    wait_until("zumbi holds its working set", || async {
+        rt.status().await.unwrap().agents.iter().any(|a| a.name == "zumbi" && a.memory_mb >= 8.0)
+    })
+    .await;
+    let forced = rt.unload(AgentId::Zumbi, true).await.unwrap();
+    assert!(forced.freed_memory_mb >= 8.0, "{forced:?}");
+    finished(&store, inv.id).await;
 }

@@ -79,19 +79,39 @@ impl HealthService {
             }),
             _ => json!({"status": "unhealthy"}),
         };
-        let production = self.provider.production_mode();
-        let upstream = json!({
-            "status": "healthy",
-            "mode": if production { "production" } else { "demo" },
-            "source": if production { "portal_transparencia_api" } else { "demo_data" },
-            "api_key_configured": production,
-        });
+        let upstream = match self.provider.probe().await {
+            None => json!({
+                "status": "healthy",
+                "mode": "demo",
+                "source": "demo_data",
+                "api_key_configured": false,
+                "checked": "demo data is generated in process; there is no upstream to reach",
+            }),
+            Some(Ok(latency)) => json!({
+                "status": "healthy",
+                "mode": "production",
+                "source": "portal_transparencia_api",
+                "api_key_configured": true,
+                "latency_ms": (latency.as_secs_f64() * 1000.0 * 10.0).round() / 10.0,
+            }),
+            Some(Err(why)) => {
+                tracing::warn!(error = %why, "upstream health check failed");
+                json!({
+                    "status": "unhealthy",
+                    "mode": "production",
+                    "source": "portal_transparencia_api",
+                    "api_key_configured": true,
+                    "error": why,
+                    "fallback": "investigations use demo data and say so (completed_fallback)",
+                })
+            }
+        };
         let process = json!({
             "status": "healthy",
             "rss_mb": memory::rss_bytes().map(|b| memory::to_mb(b as i64)),
             "heap_mb": memory::to_mb(memory::heap_bytes()),
         });
-        let all_ok = [&store, &runtime].iter().all(|c| c["status"] == "healthy");
+        let all_ok = [&store, &runtime, &upstream].iter().all(|c| c["status"] == "healthy");
         Detailed {
             status: if all_ok { "healthy" } else { "degraded" },
             version: env!("CARGO_PKG_VERSION"),

@@ -23,8 +23,9 @@ use crate::upstream::Provider;
 pub struct Started {
     /// The new investigation.
     pub investigation: Investigation,
-    /// When it is expected to finish.
-    pub estimated_completion: DateTime<Utc>,
+    /// When it is expected to finish: its start plus the median duration of recent completed
+    /// runs; `None` before any run was measured.
+    pub estimated_completion: Option<DateTime<Utc>>,
 }
 
 /// What the cancel call answers.
@@ -126,14 +127,26 @@ impl InvestigationService {
                 "the service is shutting down; the investigation will run after restart",
             ));
         }
-        let estimated_completion = inv.created_at + chrono::Duration::seconds(5);
+        let estimated_completion = self
+            .runtime
+            .typical_run_secs()
+            .and_then(|secs| chrono::Duration::try_milliseconds((secs * 1000.0).round() as i64))
+            .map(|d| inv.created_at + d);
         Ok(Started { investigation: inv, estimated_completion })
     }
 
     /// Resumes investigations a crash or an abandoning shutdown left running.
     pub async fn resume_interrupted(&self) -> Result<usize> {
         let mut resumed = 0;
-        for inv in self.store.list().map_err(Error::internal)? {
+        let mut all = self.store.list().map_err(Error::internal)?;
+        // The measured durations of the latest completed runs seed the completion estimate.
+        all.sort_by_key(|inv| inv.completed_at);
+        for inv in all.iter().filter(|i| i.status.has_results()) {
+            if let Some(done) = inv.completed_at {
+                self.runtime.record_run_time((done - inv.created_at).num_milliseconds() as f64 / 1000.0);
+            }
+        }
+        for inv in all {
             if !inv.status.is_terminal() {
                 tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
                 if self.runtime.start_investigation(inv).await.map_err(Error::internal)? {

@@ -47,6 +47,14 @@ impl Provider {
         self.api.is_some()
     }
 
+    /// Checks the upstream this deployment reads with one real request (production mode):
+    /// its latency, or why it failed; `None` in demo mode, where nothing is reached.
+    pub async fn probe(&self) -> Option<Result<std::time::Duration, String>> {
+        let api = self.api.as_ref()?;
+        let organ = self.default_organs.first().map_or("26000", String::as_str);
+        Some(api.probe(organ).await.map_err(|e| e.to_string()))
+    }
+
     /// Organs to search: the request's organ codes, else those the query names, else defaults.
     fn organs(&self, q: &DataQuery) -> Vec<String> {
         let from_filters: Vec<String> = q.filters.organizations.iter().filter(|o| o.len() == 5).cloned().collect();

@@ -160,6 +160,25 @@ impl TransparencyClient {
         }
     }
 
+    /// One real request, no cache and no retry: the first page of `organ`'s contracts of the
+    /// current month. Answers how long the upstream took, or why it failed.
+    pub async fn probe(&self, organ: &str) -> Result<Duration, UpstreamError> {
+        let today = chrono::Utc::now().date_naive();
+        let (from, to) = period(chrono::Datelike::year(&today), Some(chrono::Datelike::month(&today)));
+        let path = format!("/contratos?codigoOrgao={organ}&pagina=1&dataInicial={from}&dataFinal={to}");
+        let started = Instant::now();
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .map_err(|e| UpstreamError::Transport(e.without_url().to_string()))?;
+        if !resp.status().is_success() {
+            return Err(UpstreamError::Status { status: resp.status().as_u16(), path });
+        }
+        Ok(started.elapsed())
+    }
+
     fn cached(&self, path: &str) -> Option<Vec<Value>> {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         cache.get(path).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, rows)| rows.clone())

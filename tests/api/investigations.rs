@@ -18,8 +18,12 @@ async fn start_answers_at_once_with_an_id_and_a_stream_url() {
     let id = v["investigation_id"].as_str().unwrap();
     assert!(uuid::Uuid::parse_str(id).is_ok());
     assert_eq!(v["status"], "processing");
-    assert!(v["estimated_completion"].as_str().unwrap().ends_with('Z'));
+    assert!(v["estimated_completion"].is_null(), "no run measured yet: no estimate is invented");
     assert_eq!(v["stream_url"], format!("/api/v1/investigations/stream/{id}"));
+    app.wait_done(id).await;
+    // Once a run was measured, the estimate is the start plus the measured duration.
+    let v: Value = app.post("/api/v1/investigations/start", &saude()).await.json().await.unwrap();
+    assert!(v["estimated_completion"].as_str().unwrap().ends_with('Z'), "{v}");
 }
 
 #[tokio::test]

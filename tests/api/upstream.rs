@@ -87,6 +87,10 @@ async fn production_mode_reads_the_upstream_with_the_key_header_and_says_so() {
     assert!(v.get("warning").is_none());
     assert!(v["metadata"]["total_records_analyzed"].as_u64().unwrap() >= 100);
     assert!(fake.seen_keys.lock().unwrap().iter().all(|k| k == KEY));
+    let h: Value = app.get("/health/detailed").await.json().await.unwrap();
+    let upstream = &h["components"]["upstream"];
+    assert_eq!((upstream["status"].as_str(), upstream["mode"].as_str()), (Some("healthy"), Some("production")), "{h}");
+    assert!(upstream["latency_ms"].as_f64().unwrap() >= 0.0, "the upstream is checked, not assumed");
     let r = app.post("/api/v1/investigations/start", &json!({"query": "x", "data_source": "tcu"})).await;
     assert_eq!(r.status(), 400);
     assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], "INVALID_DATA_SOURCE");
@@ -110,4 +114,10 @@ async fn an_upstream_failure_falls_back_to_demo_data_as_completed_fallback() {
     assert_eq!(v["metadata"]["source"], "demo_data");
     assert!(v["metadata"]["fallback_reason"].as_str().unwrap().contains("503"));
     assert_eq!(fake.seen_keys.lock().unwrap().len(), 2, "one try and one retry");
+    let body = app.get("/health/detailed").await.text().await.unwrap();
+    assert!(!body.contains(KEY), "the key never reaches a client");
+    let h: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(h["status"], "degraded", "{h}");
+    assert_eq!(h["components"]["upstream"]["status"], "unhealthy");
+    assert!(h["components"]["upstream"]["error"].as_str().unwrap().contains("503"), "{h}");
 }

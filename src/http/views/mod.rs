@@ -55,7 +55,7 @@ pub fn started(lang: Lang, s: &Started) -> Value {
         vec![
             ("investigation_id", "id_investigacao", json!(inv.id)),
             ("status", "status", json!(status(lang, inv.status))),
-            ("estimated_completion", "conclusao_estimada", json!(ts(&s.estimated_completion))),
+            ("estimated_completion", "conclusao_estimada", json!(s.estimated_completion.as_ref().map(ts))),
             ("stream_url", "url_stream", json!(stream_path(lang, inv))),
         ],
     )
