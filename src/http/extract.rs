@@ -56,7 +56,14 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
+        let root = path == "." || path.is_empty();
+        // serde reports a missing field at its parent: name the field itself.
+        let field = match (missing_field(&inner.to_string()), root) {
+            (Some(name), true) => name,
+            (Some(name), false) => format!("{path}.{name}"),
+            (None, true) => "body".to_string(),
+            (None, false) => path,
+        };
         let reason = if inner.is_syntax() || inner.is_eof() {
             format!("malformed JSON at line {} column {}", inner.line(), inner.column())
         } else {
@@ -64,6 +71,12 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         };
         ApiError(Error::validation(&field, reason))
     })
+}
+
+/// The field of serde's "missing field `x`" message.
+fn missing_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("missing field `")?;
+    rest.split('`').next().filter(|f| !f.is_empty()).map(str::to_string)
 }
 
 /// serde's messages end with " at line L column C"; the field path says more.

@@ -1,5 +1,6 @@
 //! Server-Sent Events: every event carries its sequence number as `id` and its name as
-//! `event`; keep-alive comments flow while the run is quiet; the response is never
+//! `event` (and in its data as `type`, `tipo` on PT streams, but for anomalies, whose `type` is
+//! the anomaly type); keep-alive comments flow while the run is quiet; the response is never
 //! compressed or buffered by proxies.
 
 use std::convert::Infallible;
@@ -21,7 +22,13 @@ pub fn investigation_stream(
     keep_alive_secs: f64,
 ) -> Response {
     let stream = events.map(move |e| {
-        let (name, data) = views::event(lang, &e);
+        let (name, mut data) = views::event(lang, &e);
+        // Clients that dispatch on `data:` alone read the event name from `type` (`tipo` on PT
+        // streams); an anomaly keeps its anomaly type there.
+        let key = if lang == Lang::Pt { "tipo" } else { "type" };
+        if let Some(fields) = data.as_object_mut() {
+            fields.entry(key).or_insert_with(|| name.into());
+        }
         Ok::<_, Infallible>(Event::default().id(e.seq.to_string()).event(name).data(data.to_string()))
     });
     let keep_alive = KeepAlive::new().interval(Duration::from_secs_f64(keep_alive_secs.max(0.1))).text("keep-alive");

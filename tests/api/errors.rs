@@ -66,6 +66,16 @@ async fn a_wrong_field_type_names_the_field() {
 }
 
 #[tokio::test]
+async fn a_missing_field_is_named_not_the_body() {
+    let app = spawn_app().await;
+    let r = app.post("/api/v1/investigations/start", &json!({"data_source": "portal_transparencia"})).await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_en(&v, "VALIDATION_ERROR");
+    assert_eq!(v["error"]["details"]["field"], "query", "{v}");
+}
+
+#[tokio::test]
 async fn out_of_range_values_and_unknown_sources_are_rejected() {
     let app = spawn_app().await;
     let r = app

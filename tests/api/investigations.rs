@@ -39,6 +39,9 @@ async fn the_stream_sends_sequenced_progress_anomaly_insight_and_complete_events
     assert!(names.contains(&"anomaly") && names.contains(&"insight"), "{names:?}");
     let progress: Value = serde_json::from_str(&events[0].data).unwrap();
     assert_eq!(progress["current_phase"], "initialization");
+    assert_eq!(progress["type"], "progress", "the event name is in the data too");
+    let last: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
+    assert_eq!(last["type"], "complete");
     assert!(progress["percentage"].is_number() && progress["agents_active"].is_number());
     let anomaly: Value = serde_json::from_str(&events.iter().find(|e| e.event == "anomaly").unwrap().data).unwrap();
     for key in ["id", "type", "severity", "confidence", "description", "affected_record"] {
