@@ -21,6 +21,7 @@ use super::auth_extract::{AuthUser, MaybeAuthUser};
 use super::error::{ApiError, Lang};
 use super::extract::{ApiJson, InvId, LastEventId};
 use super::{sse, views};
+use crate::domain::cursor::{Cursor, Direction};
 use crate::domain::{InvestigationRequest, Status};
 use crate::error::Error;
 use crate::service::investigations::ListQuery;
@@ -32,6 +33,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/investigations/start", post(start))
         .route("/api/v1/investigations", post(start).get(list))
+        .route("/api/v1/investigations/paginated", get(paginated))
         .route("/api/v1/investigations/stream/{id}", get(stream))
         .route("/api/v1/investigations/{id}/status", get(status))
         .route("/api/v1/investigations/{id}/results", get(results))
@@ -39,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/investigations/{id}", delete(cancel).get(status))
         .route("/api/v1/investigacoes/iniciar", post(start))
         .route("/api/v1/investigacoes", get(list))
+        .route("/api/v1/investigacoes/paginado", get(paginated))
         .route("/api/v1/investigacoes/stream/{id}", get(stream))
         .route("/api/v1/investigacoes/{id}/status", get(status))
         .route("/api/v1/investigacoes/{id}/resultados", get(results))
@@ -114,7 +117,32 @@ async fn list(
 ) -> ApiResult {
     let q = list_query(&raw)?;
     let page = st.services.investigations.list(&q, who.as_ref())?;
-    Ok(Json(views::list(lang(&uri), &page, q.page, q.limit)).into_response())
+    Ok(Json(views::list(lang(&uri), &page, q.page, q.limit, &uri)).into_response())
+}
+
+/// The cursor form of the list: `cursor` (empty or absent for the start), `direction`
+/// (`next` or `prev`, default `prev`), `limit` (1-100, default 50) and the list's filters.
+async fn paginated(
+    State(st): State<AppState>,
+    uri: Uri,
+    MaybeAuthUser(who): MaybeAuthUser,
+    Query(mut raw): Query<HashMap<String, String>>,
+) -> ApiResult {
+    let text = |en: &str, pt: &str| raw.get(en).or_else(|| raw.get(pt)).map(|s| s.trim().to_string());
+    let cursor = match text("cursor", "cursor").filter(|c| !c.is_empty()) {
+        Some(c) => {
+            Some(Cursor::decode(&c).ok_or_else(|| Error::validation("cursor", "not a cursor this service issued"))?)
+        }
+        None => None,
+    };
+    let direction = match text("direction", "direcao").filter(|d| !d.is_empty()) {
+        Some(d) => Direction::parse(&d).ok_or_else(|| Error::validation("direction", "must be 'next' or 'prev'"))?,
+        None => Direction::Prev,
+    };
+    raw.entry("limit".into()).or_insert_with(|| "50".into());
+    let q = list_query(&raw)?;
+    let page = st.services.investigations.paginated(&q, cursor.as_ref(), direction, who.as_ref())?;
+    Ok(Json(views::cursor_list(lang(&uri), &page)).into_response())
 }
 
 /// Parses the list parameters under either name (`status`, `data_source`/`fonte_dados`, ...).

@@ -8,6 +8,7 @@ use futures::Stream;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
+use crate::domain::cursor::{self, Cursor, CursorPage, Direction};
 use crate::domain::ports::InvestigationStore;
 use crate::domain::user::unauthenticated;
 use crate::domain::{
@@ -204,23 +205,10 @@ impl InvestigationService {
         }
     }
 
-    /// Filters, sorts and pages the investigations `viewer` may see: public ones for everyone,
-    /// plus their own for a signed-in user, all of them for an admin.
+    /// Filters, sorts and pages the investigations `viewer` lists: their own for a signed-in
+    /// user, all of them for an admin, the public ones for an anonymous caller.
     pub fn list(&self, q: &ListQuery, viewer: Option<&Principal>) -> Result<Page> {
-        let visible =
-            |i: &Investigation| i.user_id.is_nil() || viewer.is_some_and(|p| p.is_admin() || p.user_id.0 == i.user_id);
-        let mut items: Vec<Investigation> = self
-            .store
-            .list()
-            .map_err(Error::internal)?
-            .into_iter()
-            .filter(|i| visible(i))
-            .filter(|i| q.status.is_none_or(|s| i.status == s))
-            .filter(|i| q.data_source.as_deref().is_none_or(|d| i.request.data_source == d))
-            .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
-            .filter(|i| q.date_to.is_none_or(|d| i.created_at.date_naive() <= d))
-            .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found() >= m))
-            .collect();
+        let mut items = self.listed(q, viewer)?;
         let (key, desc) = (&q.sort.0, q.sort.1);
         items.sort_by(|a, b| {
             let ord = match key.as_str() {
@@ -236,6 +224,45 @@ impl InvestigationService {
         let total = items.len();
         let items = items.into_iter().skip((q.page.max(1) - 1) * q.limit).take(q.limit).collect();
         Ok(Page { items, total })
+    }
+
+    /// The investigations `viewer` lists (see [`InvestigationService::list`]) that pass the
+    /// filters of `q`, unordered.
+    fn listed(&self, q: &ListQuery, viewer: Option<&Principal>) -> Result<Vec<Investigation>> {
+        // Signed in: one's own investigations (an admin's view is every one); anonymous: the
+        // public ones.
+        let visible = |i: &Investigation| match viewer {
+            Some(p) => p.is_admin() || p.user_id.0 == i.user_id,
+            None => i.user_id.is_nil(),
+        };
+        Ok(self
+            .store
+            .list()
+            .map_err(Error::internal)?
+            .into_iter()
+            .filter(|i| visible(i))
+            .filter(|i| q.status.is_none_or(|s| i.status == s))
+            .filter(|i| q.data_source.as_deref().is_none_or(|d| i.request.data_source == d))
+            .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
+            .filter(|i| q.date_to.is_none_or(|d| i.created_at.date_naive() <= d))
+            .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found() >= m))
+            .collect())
+    }
+
+    /// The cursor form of the list: the filters of `q` (its sort and page are not used), items
+    /// by creation time then id, newest last, `limit` at a time from `cursor` (see
+    /// [`crate::domain::cursor`]).
+    pub fn paginated(
+        &self,
+        q: &ListQuery,
+        cursor: Option<&Cursor>,
+        direction: Direction,
+        viewer: Option<&Principal>,
+    ) -> Result<CursorPage<Investigation>> {
+        let key = |i: &Investigation| (i.created_at, i.id.to_string());
+        let mut items = self.listed(q, viewer)?;
+        items.sort_by_cached_key(key);
+        Ok(cursor::page(&items, key, cursor, direction, q.limit))
     }
 
     /// Cancels a running investigation; a finished one is a CONFLICT. Needs

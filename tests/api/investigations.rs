@@ -131,8 +131,8 @@ async fn the_portuguese_variant_speaks_portuguese_end_to_end() {
     assert_eq!(list["meta"]["limite"], 5);
 }
 
-#[tokio::test]
-async fn the_list_filters_sorts_and_pages() {
+/// An app with three completed investigations, oldest first.
+async fn three_finished_runs() -> (crate::helpers::TestApp, Vec<String>) {
     let app = spawn_app().await;
     let mut ids = Vec::new();
     for q in ["contratos da saúde", "contratos da educação", "contratos da defesa"] {
@@ -140,9 +140,21 @@ async fn the_list_filters_sorts_and_pages() {
         app.wait_done(&id).await;
         ids.push(id);
     }
+    (app, ids)
+}
+
+#[tokio::test]
+async fn the_list_filters_sorts_and_pages() {
+    let (app, ids) = three_finished_runs().await;
     let v: Value = app.get("/api/v1/investigations?limit=2&page=1&sort=created_at").await.json().await.unwrap();
     assert_eq!(v["meta"], json!({"total": 3, "page": 1, "limit": 2, "pages": 2}));
     assert_eq!(v["data"][0]["investigation_id"], ids[0].as_str());
+    let path = "/api/v1/investigations?limit=2&sort=created_at";
+    let expected = json!({"first": format!("{path}&page=1"), "prev": null, "next": format!("{path}&page=2"), "last": format!("{path}&page=2")});
+    assert_eq!(v["links"], expected);
+    let v: Value = app.get(v["links"]["next"].as_str().unwrap()).await.json().await.unwrap();
+    assert_eq!(v["data"][0]["investigation_id"], ids[2].as_str());
+    assert_eq!((v["links"]["prev"].as_str(), v["links"]["next"].as_str()), (Some(&*format!("{path}&page=1")), None));
     let v: Value =
         app.get("/api/v1/investigations?status=completed&min_anomalies=1&limit=100").await.json().await.unwrap();
     assert_eq!(v["meta"]["total"], 3);
@@ -188,4 +200,25 @@ async fn results_of_a_running_investigation_are_in_progress_and_its_owner_can_ca
     assert!(v["message"].is_string());
     let again = app.delete_as(&format!("/api/v1/investigations/{id}"), &analyst.token).await;
     assert_eq!(again.status(), 409);
+}
+
+#[tokio::test]
+async fn the_cursor_list_walks_from_the_newest_back_to_the_oldest() {
+    let (app, ids) = three_finished_runs().await;
+    let first: Value = app.get("/api/v1/investigations/paginated?limit=2").await.json().await.unwrap();
+    let listed = |v: &Value| -> Vec<String> {
+        v["items"].as_array().unwrap().iter().map(|i| i["investigation_id"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(listed(&first), ids[1..].to_vec(), "newest last");
+    assert_eq!((first["has_more"].as_bool(), first["total_items"].as_u64()), (Some(true), Some(3)));
+    assert!(first["next_cursor"].is_null());
+    assert_eq!(first["metadata"]["direction"], "prev");
+    let cursor = first["prev_cursor"].as_str().unwrap();
+    let older: Value =
+        app.get(&format!("/api/v1/investigations/paginated?limit=2&cursor={cursor}")).await.json().await.unwrap();
+    assert_eq!(listed(&older), ids[..1].to_vec());
+    assert_eq!(older["has_more"], false);
+    let bad = app.get("/api/v1/investigations/paginated?cursor=nonsense").await;
+    assert_eq!(bad.status(), 400);
+    assert_eq!(bad.json::<Value>().await.unwrap()["error"]["details"]["field"], "cursor");
 }

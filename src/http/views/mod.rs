@@ -7,11 +7,13 @@ use vigia_agents::Anomaly;
 
 use super::error::Lang;
 use crate::domain::{Investigation, Phase, Status};
-use crate::service::investigations::{Cancelled, Page, Started};
+use crate::service::investigations::{Cancelled, Started};
 
 mod events;
+mod lists;
 
 pub use events::event;
+pub use lists::{cursor_list, list};
 
 /// An instant as RFC 3339 UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
 pub(crate) fn ts(t: &DateTime<Utc>) -> String {
@@ -281,48 +283,6 @@ fn explanations(lang: Lang, inv: &Investigation) -> Value {
 }
 
 /// Paged list.
-pub fn list(lang: Lang, page: &Page, number: usize, limit: usize) -> Value {
-    let items: Vec<Value> = page
-        .items
-        .iter()
-        .map(|inv| {
-            obj(
-                lang,
-                vec![
-                    ("investigation_id", "id_investigacao", json!(inv.id)),
-                    ("query", "consulta", json!(inv.request.query)),
-                    ("status", "status", json!(status(lang, inv.status))),
-                    ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found())),
-                    ("risk_score", "pontuacao_risco", json!(inv.risk_score())),
-                    ("data_source", "fonte_dados", json!(inv.request.data_source)),
-                    ("created_at", "criado_em", json!(ts(&inv.created_at))),
-                    ("completed_at", "concluido_em", opt_ts(&inv.completed_at)),
-                ],
-            )
-        })
-        .collect();
-    let pages = page.total.div_ceil(limit.max(1));
-    obj(
-        lang,
-        vec![
-            ("data", "dados", Value::Array(items)),
-            (
-                "meta",
-                "meta",
-                obj(
-                    lang,
-                    vec![
-                        ("total", "total", json!(page.total)),
-                        ("page", "pagina", json!(number)),
-                        ("limit", "limite", json!(limit)),
-                        ("pages", "paginas", json!(pages)),
-                    ],
-                ),
-            ),
-        ],
-    )
-}
-
 /// Cancel response.
 pub fn cancelled(lang: Lang, c: &Cancelled) -> Value {
     let message = match lang {
