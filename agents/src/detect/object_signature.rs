@@ -12,7 +12,7 @@ use std::hash::Hasher;
 use rustc_hash::FxHasher;
 
 use crate::model::contract::Contract;
-use crate::text::{fold, for_each_word_bytes, is_stopword_bytes};
+use crate::text::{fold_char, for_each_word_bytes, is_stopword_bytes};
 
 /// Most terms kept per contract: long objects repeat their boilerplate, and the first words of
 /// the object and of the items name what is bought.
@@ -52,8 +52,19 @@ fn for_each_term_while(text: &str, mut f: impl FnMut(&[u8]) -> bool) {
 /// ("Informação protegida por sigilo nos termos da legislação vigente"). Such objects have no
 /// peer group and are never evidence of a duplicate.
 pub fn is_uninformative(text: &str) -> bool {
-    let folded = fold(text);
-    let core: String = folded.chars().filter(|c| c.is_alphanumeric() || *c == ' ').collect();
+    // One scratch buffer per thread: this runs on every object and item description.
+    thread_local! {
+        static CORE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    CORE.with_borrow_mut(|core| {
+        core.clear();
+        core.extend(text.chars().map(fold_char).filter(|c| c.is_alphanumeric() || *c == ' '));
+        says_nothing(core)
+    })
+}
+
+/// [`is_uninformative`] of a text already folded with only its letters, digits and spaces.
+fn says_nothing(core: &str) -> bool {
     let core = core.trim().trim_start_matches("objeto").trim();
     core.is_empty()
         || matches!(core, "nao se aplica" | "undefined" | "sem informacao" | "nao informado")

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use super::common::FxBuild;
 use super::object_signature::{contract_terms, for_each_term, term_hash};
+use super::shared::par_parts;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
@@ -141,98 +142,159 @@ impl Leaders {
     }
 }
 
-/// Term hashes of every contract, back to back, where each contract's end, and how many of
-/// each contract's terms come from its object.
-fn all_terms(cs: &[Contract]) -> (Vec<u64>, Vec<u32>, Vec<u8>) {
-    let chunk = |part: &[Contract]| {
-        let mut flat = Vec::with_capacity(part.len() * 12);
-        let mut ends = Vec::with_capacity(part.len());
-        let mut objects = Vec::with_capacity(part.len());
-        for c in part {
-            objects.push(contract_terms(c, &mut flat) as u8);
-            ends.push(flat.len() as u32);
-        }
-        (flat, ends, objects)
+/// The terms of one range of contracts: term ids local to the range (in order of first
+/// appearance within it), where each contract's terms end, how many of each contract's terms
+/// come from its object, and per local id its hash and the contracts it appears in.
+struct TermPart {
+    ids: Vec<u32>,
+    ends: Vec<u32>,
+    objects: Vec<u8>,
+    hashes: Vec<u64>,
+    df: Vec<u32>,
+}
+
+fn term_part(cs: &[Contract]) -> TermPart {
+    let mut local: HashMap<u64, u32, FxBuild> = HashMap::default();
+    let mut part = TermPart {
+        ids: Vec::with_capacity(cs.len() * 12),
+        ends: Vec::with_capacity(cs.len()),
+        objects: Vec::with_capacity(cs.len()),
+        hashes: Vec::new(),
+        df: Vec::new(),
     };
-    let threads = super::common::cores().clamp(1, 8);
-    if cs.len() < PARALLEL_FROM || threads == 1 {
-        let (flat, ends, objects) = chunk(cs);
-        let mut bounds = vec![0];
-        bounds.extend(ends);
-        return (flat, bounds, objects);
+    let mut terms = Vec::with_capacity(super::object_signature::MAX_TERMS);
+    for c in cs {
+        terms.clear();
+        part.objects.push(contract_terms(c, &mut terms) as u8);
+        for &h in &terms {
+            let next = part.hashes.len() as u32;
+            let id = *local.entry(h).or_insert(next);
+            if id == next {
+                part.hashes.push(h);
+                part.df.push(0);
+            }
+            part.df[id as usize] += 1;
+            part.ids.push(id);
+        }
+        part.ends.push(part.ids.len() as u32);
     }
-    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u8>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = cs.chunks(cs.len().div_ceil(threads)).map(|p| s.spawn(move || chunk(p))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    let mut flat = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-    let mut bounds = vec![0u32];
+    part
+}
+
+/// Every contract's terms as ids interned in order of first appearance in the dataset.
+struct Terms {
+    /// The ids, contract after contract.
+    ids: Vec<u32>,
+    /// Where each contract's terms start (and the last one ends).
+    bounds: Vec<u32>,
+    /// How many of each contract's terms come from its object.
+    objects: Vec<u8>,
+    /// Per id: the contracts it appears in.
+    df: Vec<u32>,
+    /// The id of each term hash.
+    intern: HashMap<u64, u32, FxBuild>,
+}
+
+/// The [`Terms`] of every contract. The ranges are tokenised and
+/// interned on their own threads, then their ids are merged in range order, which gives the
+/// ids a single pass would (a hash first met in an earlier range has its id already; the new
+/// ones of a range come in the order the range first met them).
+fn all_terms(cs: &[Contract]) -> Terms {
+    let threads = if cs.len() < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
+    let parts = par_parts(cs.len(), threads, |from, to| term_part(&cs[from..to]));
+    let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
+    let mut df: Vec<u32> = Vec::new();
+    let mut ids = Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum());
+    let mut bounds = Vec::with_capacity(cs.len() + 1);
+    bounds.push(0u32);
     let mut objects = Vec::with_capacity(cs.len());
-    for (f, ends, o) in parts {
-        let base = flat.len() as u32;
-        bounds.extend(ends.iter().map(|e| base + e));
-        flat.extend(f);
-        objects.extend(o);
+    for part in parts {
+        let remap: Vec<u32> = part
+            .hashes
+            .iter()
+            .zip(&part.df)
+            .map(|(h, d)| {
+                let next = intern.len() as u32;
+                let id = *intern.entry(*h).or_insert(next);
+                if id == next {
+                    df.push(0);
+                }
+                df[id as usize] += d;
+                id
+            })
+            .collect();
+        let base = ids.len() as u32;
+        ids.extend(part.ids.iter().map(|&l| remap[l as usize]));
+        bounds.extend(part.ends.iter().map(|e| base + e));
+        objects.extend(part.objects);
     }
-    (flat, bounds, objects)
+    Terms { ids, bounds, objects, df, intern }
 }
 
 /// Weighted vectors of every contract: term ids interned in order of first appearance.
 fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
-    let (hashes, bounds, object_counts) = all_terms(cs);
-    let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
-    let mut df: Vec<u32> = Vec::new();
-    let ids: Vec<u32> = hashes
-        .iter()
-        .map(|h| {
-            let next = intern.len() as u32;
-            let id = *intern.entry(*h).or_insert(next);
-            if id == next {
-                df.push(0);
-            }
-            df[id as usize] += 1;
-            id
-        })
-        .collect();
-    drop(hashes);
+    let Terms { ids, bounds, objects: object_counts, df, intern } = all_terms(cs);
     let n = cs.len();
     let texts = (0..n).filter(|&i| bounds[i + 1] > bounds[i]).count().max(1) as f64;
     let idf: Vec<f32> = df
         .iter()
         .map(|&d| if d >= 2 { (((1.0 + texts) / (1.0 + f64::from(d))).ln() + 1.0) as f32 } else { 0.0 })
         .collect();
+    // Each contract's row depends on its own terms only: ranges of contracts on their own threads.
+    let rows = |from: usize, to: usize| {
+        let mut v = Vectors {
+            ids: Vec::with_capacity((to - from) * 8),
+            weights: Vec::with_capacity((to - from) * 8),
+            bounds: Vec::with_capacity(to - from),
+            norms: Vec::with_capacity(to - from),
+            top: Vec::with_capacity(to - from),
+        };
+        let mut row: Vec<(u32, f32, usize)> = Vec::new();
+        for i in from..to {
+            row.clear();
+            let object_terms = usize::from(object_counts[i]);
+            for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
+                let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
+                let w = idf[id as usize] * position;
+                if w > 0.0 {
+                    row.push((id, w, p));
+                }
+            }
+            // Heaviest first; ties to the term met first (positions and ids are distinct
+            // within a row, so an unstable sort gives the one order there is).
+            row.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+            row.truncate(MAX_VECTOR);
+            let mut top = [u32::MAX; PROBE];
+            for (k, r) in row.iter().take(PROBE).enumerate() {
+                top[k] = r.0;
+            }
+            v.top.push(top);
+            v.norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
+            row.sort_unstable_by_key(|r| r.0);
+            v.ids.extend(row.iter().map(|r| r.0));
+            v.weights.extend(row.iter().map(|r| r.1));
+            v.bounds.push(v.ids.len() as u32);
+        }
+        v
+    };
+    let threads = if n < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
+    let parts = par_parts(n, threads, rows);
+    drop(ids);
     let mut v = Vectors {
-        ids: Vec::with_capacity(n * 8),
-        weights: Vec::with_capacity(n * 8),
+        ids: Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum()),
+        weights: Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum()),
         bounds: Vec::with_capacity(n + 1),
         norms: Vec::with_capacity(n),
         top: Vec::with_capacity(n),
     };
     v.bounds.push(0);
-    let mut row: Vec<(u32, f32, usize)> = Vec::new();
-    for i in 0..n {
-        row.clear();
-        let object_terms = usize::from(object_counts[i]);
-        for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
-            let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
-            let w = idf[id as usize] * position;
-            if w > 0.0 {
-                row.push((id, w, p));
-            }
-        }
-        // Heaviest first; ties to the term met first.
-        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-        row.truncate(MAX_VECTOR);
-        let mut top = [u32::MAX; PROBE];
-        for (k, r) in row.iter().take(PROBE).enumerate() {
-            top[k] = r.0;
-        }
-        v.top.push(top);
-        v.norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
-        row.sort_by_key(|r| r.0);
-        v.ids.extend(row.iter().map(|r| r.0));
-        v.weights.extend(row.iter().map(|r| r.1));
-        v.bounds.push(v.ids.len() as u32);
+    for part in parts {
+        let base = v.ids.len() as u32;
+        v.ids.extend(part.ids);
+        v.weights.extend(part.weights);
+        v.bounds.extend(part.bounds.iter().map(|b| base + b));
+        v.norms.extend(part.norms);
+        v.top.extend(part.top);
     }
     (v, intern)
 }
