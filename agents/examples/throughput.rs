@@ -167,11 +167,14 @@ fn sections(ds: &Dataset, params: &DetectionParams) {
     let cancel = CancelFlag::new();
     let shared = Shared::new(ds);
     let time = |label: &str, f: &mut dyn FnMut() -> usize| {
+        reset_peak();
+        let before = peak_mib().unwrap_or(f64::NAN);
         let (secs, cpu, found) = best_of(1, f);
-        println!("| {label} | {secs:.3} | {cpu:.2} | {found} |");
+        let added = peak_mib().unwrap_or(f64::NAN) - before;
+        println!("| {label} | {secs:.3} | {cpu:.2} | {found} | {added:.0} |");
     };
-    println!("| section | seconds | CPU seconds | items |");
-    println!("|---|---|---|---|");
+    println!("| section | seconds | CPU seconds | items | peak MiB added |");
+    println!("|---|---|---|---|---|");
     time("shared: suppliers", &mut || shared.suppliers().names.len());
     time("shared: organs", &mut || shared.organs().names.len());
     time("shared: organ_years", &mut || shared.organ_years().len());

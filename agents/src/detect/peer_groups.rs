@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use super::common::FxBuild;
 use super::object_signature::{contract_terms, for_each_term, term_hash};
-use super::shared::par_parts;
+use super::shared::par_each;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
@@ -43,6 +43,9 @@ pub const POSTING_CAP: usize = 64;
 pub const SAMPLE: usize = 20_000;
 /// Datasets at least this large assign contracts to leaders on several threads.
 const PARALLEL_FROM: usize = 50_000;
+/// Most contracts tokenised as one range when learning (see [`vectors`]); tests use small
+/// ranges so the merge of several ranges is what they check.
+const RANGE: usize = if cfg!(test) { 7 } else { 1 << 16 };
 /// The id of "no group".
 pub const NO_GROUP: u32 = u32::MAX;
 
@@ -68,11 +71,20 @@ pub struct ObjectGroups {
     pub groups: Vec<ObjectGroup>,
 }
 
-/// Weighted term vectors of the contracts, back to back, each sorted by term id.
-struct Vectors {
+/// Weighted term vectors of one range of contracts, back to back, each sorted by term id.
+struct Rows {
     ids: Vec<u32>,
     weights: Vec<f32>,
+    /// Where each row starts (and the last one ends).
     bounds: Vec<u32>,
+}
+
+/// Weighted term vectors of the contracts, kept in the ranges they were built in (no copy
+/// of the whole into one array).
+struct Vectors {
+    /// The rows of contracts `k * chunk ..` in `parts[k]`.
+    parts: Vec<Rows>,
+    chunk: usize,
     norms: Vec<f32>,
     /// Per contract: its [`PROBE`] heaviest term ids (`u32::MAX` pads).
     top: Vec<[u32; PROBE]>,
@@ -80,8 +92,14 @@ struct Vectors {
 
 impl Vectors {
     fn of(&self, i: usize) -> (&[u32], &[f32]) {
-        let (a, b) = (self.bounds[i] as usize, self.bounds[i + 1] as usize);
-        (&self.ids[a..b], &self.weights[a..b])
+        let rows = &self.parts[i / self.chunk];
+        let k = i % self.chunk;
+        let (a, b) = (rows.bounds[k] as usize, rows.bounds[k + 1] as usize);
+        (&rows.ids[a..b], &rows.weights[a..b])
+    }
+    /// Whether contract `i` has any weighted term.
+    fn has_terms(&self, i: usize) -> bool {
+        !self.of(i).0.is_empty()
     }
     fn cosine(&self, i: usize, j: usize) -> f64 {
         let ((xi, xw), (yi, yw)) = (self.of(i), self.of(j));
@@ -181,122 +199,101 @@ fn term_part(cs: &[Contract]) -> TermPart {
     part
 }
 
-/// Every contract's terms as ids interned in order of first appearance in the dataset.
-struct Terms {
-    /// The ids, contract after contract.
-    ids: Vec<u32>,
-    /// Where each contract's terms start (and the last one ends).
-    bounds: Vec<u32>,
-    /// How many of each contract's terms come from its object.
-    objects: Vec<u8>,
-    /// Per id: the contracts it appears in.
-    df: Vec<u32>,
-    /// The id of each term hash.
-    intern: HashMap<u64, u32, FxBuild>,
-}
-
-/// The [`Terms`] of every contract. The ranges are tokenised and
-/// interned on their own threads, then their ids are merged in range order, which gives the
-/// ids a single pass would (a hash first met in an earlier range has its id already; the new
-/// ones of a range come in the order the range first met them).
-fn all_terms(cs: &[Contract]) -> Terms {
-    let threads = if cs.len() < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
-    let parts = par_parts(cs.len(), threads, |from, to| term_part(&cs[from..to]));
+/// Weighted vectors of every contract, with the id of each term hash. Ranges of contracts are
+/// tokenised and their terms interned on their own threads; the ranges' ids are then merged
+/// in range order, which gives the ids a single pass would (a hash first met in an earlier
+/// range has its id already; the new ones of a range come in the order the range first met
+/// them), and each range builds its rows on its own thread again.
+fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
+    let n = cs.len();
+    let threads = if n < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
+    // Ranges of at most RANGE contracts: a range's terms are dropped once its rows are built,
+    // so the terms of the whole dataset and its rows are never held at once.
+    let chunk = n.clamp(1, RANGE);
+    let ranges: Vec<(usize, usize)> = (0..n).step_by(chunk).map(|from| (from, (from + chunk).min(n))).collect();
+    let mut parts = par_each(ranges, threads, |(from, to)| term_part(&cs[from..to]));
+    if parts.is_empty() {
+        parts.push(term_part(&[]));
+    }
     let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
     let mut df: Vec<u32> = Vec::new();
-    let mut ids = Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum());
-    let mut bounds = Vec::with_capacity(cs.len() + 1);
-    bounds.push(0u32);
-    let mut objects = Vec::with_capacity(cs.len());
-    for part in parts {
-        let remap: Vec<u32> = part
-            .hashes
-            .iter()
-            .zip(&part.df)
-            .map(|(h, d)| {
-                let next = intern.len() as u32;
-                let id = *intern.entry(*h).or_insert(next);
-                if id == next {
-                    df.push(0);
-                }
-                df[id as usize] += d;
-                id
-            })
-            .collect();
-        let base = ids.len() as u32;
-        ids.extend(part.ids.iter().map(|&l| remap[l as usize]));
-        bounds.extend(part.ends.iter().map(|e| base + e));
-        objects.extend(part.objects);
-    }
-    Terms { ids, bounds, objects, df, intern }
-}
-
-/// Weighted vectors of every contract: term ids interned in order of first appearance.
-fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
-    let Terms { ids, bounds, objects: object_counts, df, intern } = all_terms(cs);
-    let n = cs.len();
-    let texts = (0..n).filter(|&i| bounds[i + 1] > bounds[i]).count().max(1) as f64;
+    let remaps: Vec<Vec<u32>> = parts
+        .iter()
+        .map(|part| {
+            part.hashes
+                .iter()
+                .zip(&part.df)
+                .map(|(h, d)| {
+                    let next = intern.len() as u32;
+                    let id = *intern.entry(*h).or_insert(next);
+                    if id == next {
+                        df.push(0);
+                    }
+                    df[id as usize] += d;
+                    id
+                })
+                .collect()
+        })
+        .collect();
+    // Contracts with at least one term.
+    let with_terms = |p: &TermPart| {
+        let mut prev = 0;
+        p.ends.iter().filter(|&&e| std::mem::replace(&mut prev, e) < e).count()
+    };
+    let texts = parts.iter().map(with_terms).sum::<usize>().max(1) as f64;
     let idf: Vec<f32> = df
         .iter()
         .map(|&d| if d >= 2 { (((1.0 + texts) / (1.0 + f64::from(d))).ln() + 1.0) as f32 } else { 0.0 })
         .collect();
-    // Each contract's row depends on its own terms only: ranges of contracts on their own threads.
-    let rows = |from: usize, to: usize| {
-        let mut v = Vectors {
-            ids: Vec::with_capacity((to - from) * 8),
-            weights: Vec::with_capacity((to - from) * 8),
-            bounds: Vec::with_capacity(to - from),
-            norms: Vec::with_capacity(to - from),
-            top: Vec::with_capacity(to - from),
-        };
-        let mut row: Vec<(u32, f32, usize)> = Vec::new();
-        for i in from..to {
-            row.clear();
-            let object_terms = usize::from(object_counts[i]);
-            for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
-                let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
-                let w = idf[id as usize] * position;
-                if w > 0.0 {
-                    row.push((id, w, p));
-                }
-            }
-            // Heaviest first; ties to the term met first (positions and ids are distinct
-            // within a row, so an unstable sort gives the one order there is).
-            row.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-            row.truncate(MAX_VECTOR);
-            let mut top = [u32::MAX; PROBE];
-            for (k, r) in row.iter().take(PROBE).enumerate() {
-                top[k] = r.0;
-            }
-            v.top.push(top);
-            v.norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
-            row.sort_unstable_by_key(|r| r.0);
-            v.ids.extend(row.iter().map(|r| r.0));
-            v.weights.extend(row.iter().map(|r| r.1));
-            v.bounds.push(v.ids.len() as u32);
-        }
-        v
-    };
-    let threads = if n < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
-    let parts = par_parts(n, threads, rows);
-    drop(ids);
-    let mut v = Vectors {
-        ids: Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum()),
-        weights: Vec::with_capacity(parts.iter().map(|p| p.ids.len()).sum()),
-        bounds: Vec::with_capacity(n + 1),
-        norms: Vec::with_capacity(n),
-        top: Vec::with_capacity(n),
-    };
-    v.bounds.push(0);
-    for part in parts {
-        let base = v.ids.len() as u32;
-        v.ids.extend(part.ids);
-        v.weights.extend(part.weights);
-        v.bounds.extend(part.bounds.iter().map(|b| base + b));
-        v.norms.extend(part.norms);
-        v.top.extend(part.top);
+    let idf = &idf;
+    let work: Vec<(TermPart, Vec<u32>)> = parts.into_iter().zip(remaps).collect();
+    let built = par_each(work, threads, |(part, remap)| rows(part, &remap, idf));
+    let mut v = Vectors { parts: Vec::new(), chunk, norms: Vec::with_capacity(n), top: Vec::with_capacity(n) };
+    for (rows, norms, top) in built {
+        v.parts.push(rows);
+        v.norms.extend(norms);
+        v.top.extend(top);
     }
     (v, intern)
+}
+
+/// The weighted rows of one range of contracts from its terms (`remap` takes its local ids to
+/// the dataset's), with each row's norm and [`PROBE`] heaviest terms.
+fn rows(part: TermPart, remap: &[u32], idf: &[f32]) -> (Rows, Vec<f32>, Vec<[u32; PROBE]>) {
+    let count = part.ends.len();
+    let mut out = Rows { ids: Vec::with_capacity(count * 8), weights: Vec::with_capacity(count * 8), bounds: vec![0] };
+    out.bounds.reserve(count);
+    let (mut norms, mut tops) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    let mut row: Vec<(u32, f32, usize)> = Vec::new();
+    let mut start = 0usize;
+    for (k, &end) in part.ends.iter().enumerate() {
+        row.clear();
+        let object_terms = usize::from(part.objects[k]);
+        for (p, &local) in part.ids[start..end as usize].iter().enumerate() {
+            let id = remap[local as usize];
+            let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
+            let w = idf[id as usize] * position;
+            if w > 0.0 {
+                row.push((id, w, p));
+            }
+        }
+        start = end as usize;
+        // Heaviest first; ties to the term met first (positions and ids are distinct within a
+        // row, so an unstable sort gives the one order there is).
+        row.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        row.truncate(MAX_VECTOR);
+        let mut top = [u32::MAX; PROBE];
+        for (k, r) in row.iter().take(PROBE).enumerate() {
+            top[k] = r.0;
+        }
+        tops.push(top);
+        norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
+        row.sort_unstable_by_key(|r| r.0);
+        out.ids.extend(row.iter().map(|r| r.0));
+        out.weights.extend(row.iter().map(|r| r.1));
+        out.bounds.push(out.ids.len() as u32);
+    }
+    (out, norms, tops)
 }
 
 /// Learns the peer groups of a dataset.
@@ -305,7 +302,7 @@ pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, Analysis
     let n = cs.len();
     let (v, intern) = vectors(cs);
     cancel.check()?;
-    let with_text: Vec<usize> = (0..n).filter(|&i| v.bounds[i + 1] > v.bounds[i]).collect();
+    let with_text: Vec<usize> = (0..n).filter(|&i| v.has_terms(i)).collect();
     let mut leaders = Leaders::default();
     let mut candidates = Vec::new();
     let step = with_text.len().div_ceil(SAMPLE).max(1);

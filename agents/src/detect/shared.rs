@@ -323,18 +323,57 @@ pub fn par_parts<T: Send>(n: usize, threads: usize, part: impl Fn(usize, usize) 
         return vec![part(0, n)];
     }
     let chunk = n.div_ceil(threads);
-    let part = &part;
-    std::thread::scope(|s| {
-        let handles: Vec<_> =
-            (0..n).step_by(chunk).map(|from| s.spawn(move || part(from, (from + chunk).min(n)))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    })
+    let ranges: Vec<(usize, usize)> = (0..n).step_by(chunk).map(|from| (from, (from + chunk).min(n))).collect();
+    par_each(ranges, threads, |(from, to)| part(from, to))
+}
+
+/// `f` over every item on `threads` worker threads, each taking the next item when it is
+/// free (an item is dropped as soon as its worker is done with it); the results in the
+/// items' order.
+pub fn par_each<I: Send, T: Send>(items: Vec<I>, threads: usize, f: impl Fn(I) -> T + Sync) -> Vec<T> {
+    if threads <= 1 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let count = items.len();
+    let slots: Vec<std::sync::Mutex<Option<I>>> = items.into_iter().map(|i| std::sync::Mutex::new(Some(i))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, slots, next) = (&f, &slots, &next);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.min(count))
+            .map(|_| {
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(slot) = slots.get(k) else { break };
+                        let item = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                        if let Some(item) = item {
+                            out.push((k, f(item)));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_unstable_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::contract;
+
+    #[test]
+    fn parallel_parts_come_back_in_order() {
+        let squares = par_each((0..100u64).collect(), 3, |x| x * x);
+        assert_eq!(squares, (0..100u64).map(|x| x * x).collect::<Vec<_>>());
+        assert_eq!(par_ranges(10, 3, |a, b| (a..b).collect()), (0..10).collect::<Vec<usize>>());
+        assert_eq!(par_parts(10, 4, |a, b| (a, b)), vec![(0, 3), (3, 6), (6, 9), (9, 10)]);
+        assert_eq!(par_parts(0, 4, |a, b| (a, b)), vec![(0, 0)]);
+    }
 
     #[test]
     fn facts_are_computed_once_and_match_the_direct_computation() {
