@@ -127,30 +127,11 @@ const OBJECT_ANCHORS: &[&str] =
 
 /// Whether an object names a public utility and whether it names a lease; `buf` is scratch.
 fn object_says(object: &str, buf: &mut String) -> (bool, bool) {
-    fold_into(object, buf);
+    super::object_signature::fold_into(object, buf);
     if !OBJECT_ANCHORS.iter().any(|a| buf.contains(a)) {
         return (false, false);
     }
     (UTILITY_OBJECT.iter().any(|p| buf.contains(p)), LEASE_OBJECT.iter().any(|p| buf.contains(p)))
-}
-
-/// `buf` becomes [`fold`] of `s`: runs of ASCII are copied and lower-cased at once (what
-/// `fold_char` does to them), other characters folded one by one.
-fn fold_into(s: &str, buf: &mut String) {
-    buf.clear();
-    buf.reserve(s.len());
-    let mut rest = s;
-    while !rest.is_empty() {
-        let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
-        let start = buf.len();
-        buf.push_str(&rest[..ascii]);
-        buf[start..].make_ascii_lowercase();
-        rest = &rest[ascii..];
-        if let Some(c) = rest.chars().next() {
-            buf.push(crate::text::fold_char(c));
-            rest = &rest[c.len_utf8()..];
-        }
-    }
 }
 
 /// The reason from what the document, the name and the object say, most specific first.
@@ -228,15 +209,6 @@ mod tests {
         let mut exclusive = contract("5", "SOFTWARE", "12345678000190", "26000", 1e5, (2024, 1, 5));
         exclusive.modality = "Inexigibilidade de Licitação".into();
         assert_eq!(outside_competition(&exclusive), Some(Outside::Exclusive));
-    }
-
-    #[test]
-    fn folding_into_a_buffer_is_folding() {
-        let mut buf = String::from("old");
-        for s in ["", "LOCAÇÃO DE IMÓVEL", "Água ÆØ ß º ª Ⱥ x", "plain ascii", "ÇÃ"] {
-            fold_into(s, &mut buf);
-            assert_eq!(buf, fold(s), "{s}");
-        }
     }
 
     #[test]

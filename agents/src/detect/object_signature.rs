@@ -47,6 +47,25 @@ fn for_each_term_while(text: &str, mut f: impl FnMut(&[u8]) -> bool) {
     for_each_word_bytes(text, |w| !is_term(w) || f(w));
 }
 
+/// `buf` becomes [`crate::text::fold`] of `s`: runs of ASCII are copied and lower-cased at once (what
+/// `fold_char` does to them), other characters folded one by one.
+pub fn fold_into(s: &str, buf: &mut String) {
+    buf.clear();
+    buf.reserve(s.len());
+    let mut rest = s;
+    while !rest.is_empty() {
+        let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
+        let start = buf.len();
+        buf.push_str(&rest[..ascii]);
+        buf[start..].make_ascii_lowercase();
+        rest = &rest[ascii..];
+        if let Some(c) = rest.chars().next() {
+            buf.push(fold_char(c));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+}
+
 /// Whether an object text says nothing about the purchase: empty or punctuation only, "não se
 /// aplica" / "undefined", or the notice that replaces the object of a classified contract
 /// ("Informação protegida por sigilo nos termos da legislação vigente"). Such objects have no
@@ -117,6 +136,15 @@ mod tests {
         assert!(is_uninformative("Não se aplica"));
         assert!(is_uninformative(""));
         assert!(!is_uninformative("Objeto: AQUISIÇÃO DE GÊNEROS ALIMENTÍCIOS DA AGRICULTURA FAMILIAR"));
+    }
+
+    #[test]
+    fn folding_into_a_buffer_is_folding() {
+        let mut buf = String::from("old");
+        for s in ["", "LOCAÇÃO DE IMÓVEL", "Água ÆØ ß º ª Ⱥ x", "plain ascii", "ÇÃ"] {
+            fold_into(s, &mut buf);
+            assert_eq!(buf, crate::text::fold(s), "{s}");
+        }
     }
 
     #[test]

@@ -26,13 +26,13 @@ use serde_json::json;
 
 use super::common::{FxBuild, contract_ref, iso, round2, round4};
 use super::finding::{Finding, pattern, point};
-use super::object_signature::is_uninformative;
+use super::object_signature::{fold_into, is_uninformative};
 use super::price_groups::{MAX_SIGMA, MIN_SIGMA, robust};
 use super::sensitivity::{margin_confidence, tidy};
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
-use crate::text::{fold, format_brl, format_decimal};
+use crate::text::{format_brl, format_decimal};
 
 /// Fewest priced items of one description for a unit-price baseline.
 pub const MIN_ITEMS: usize = 12;
@@ -153,6 +153,7 @@ impl ItemBaselines {
         let mut names: Vec<String> = Vec::new();
         let mut item_group = Vec::with_capacity(ds.contracts.len());
         let mut units = Vec::with_capacity(ds.contracts.len());
+        let mut key = String::new();
         for (i, c) in ds.contracts.iter().enumerate() {
             if c.items.is_empty() {
                 item_group.push(Vec::new());
@@ -168,13 +169,18 @@ impl ItemBaselines {
                     if !unit.is_finite() || is_uninformative(&it.description) {
                         return u32::MAX;
                     }
-                    let key = fold(it.description.trim());
-                    let next = ids.len() as u32;
-                    let g = *ids.entry(key).or_insert(next);
-                    if g == next {
-                        entries.push(Default::default());
-                        names.push(it.description.to_string());
-                    }
+                    // Folded into one buffer; a key is allocated only for a new description.
+                    fold_into(it.description.trim(), &mut key);
+                    let g = match ids.get(key.as_str()) {
+                        Some(&g) => g,
+                        None => {
+                            let g = ids.len() as u32;
+                            ids.insert(key.clone(), g);
+                            entries.push(Default::default());
+                            names.push(it.description.to_string());
+                            g
+                        }
+                    };
                     let e = &mut entries[g as usize];
                     e[0].push((i as u32, unit.ln()));
                     e[1].push((i as u32, (unit * it.quantity).ln()));
