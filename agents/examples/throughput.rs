@@ -156,10 +156,13 @@ fn digest(ds: &Dataset, params: &DetectionParams) {
     use std::hash::Hasher;
     let found = engine::analyse(ds, params, &CancelFlag::new()).map(|(a, _)| a).unwrap_or_default();
     let mut h = rustc_hash::FxHasher::default();
+    let mut bytes = 0;
     for a in &found {
-        h.write(serde_json::to_string(a).unwrap_or_default().as_bytes());
+        let json = serde_json::to_string(a).unwrap_or_default();
+        bytes += json.len();
+        h.write(json.as_bytes());
     }
-    println!("digest: {} anomalies, {:016x}", found.len(), h.finish());
+    println!("digest: {} anomalies ({:.0} MiB as JSON), {:016x}", found.len(), bytes as f64 / 1048576.0, h.finish());
 }
 
 /// Times each shared fact once, then each detector over the facts already computed.
