@@ -120,6 +120,35 @@ impl Vectors {
     }
 }
 
+/// Which leaders one probe has compared already: a stamp per leader, the probe's own stamp
+/// changing from one probe to the next.
+#[derive(Default)]
+struct Seen {
+    stamps: Vec<u32>,
+    probe: u32,
+}
+
+impl Seen {
+    /// Starts a probe over (at least) `leaders` leaders.
+    fn next(&mut self, leaders: usize) {
+        if self.stamps.len() < leaders {
+            self.stamps.resize(leaders, 0);
+        }
+        self.probe = self.probe.wrapping_add(1);
+        if self.probe == 0 {
+            self.stamps.fill(0);
+            self.probe = 1;
+        }
+    }
+    /// Whether leader `l` is met for the first time in this probe (and marks it).
+    fn first_time(&mut self, l: u32) -> bool {
+        let stamp = &mut self.stamps[l as usize];
+        let first = *stamp != self.probe;
+        *stamp = self.probe;
+        first
+    }
+}
+
 /// Leaders and the inverted index of their heaviest terms.
 #[derive(Default)]
 struct Leaders {
@@ -128,21 +157,22 @@ struct Leaders {
 }
 
 impl Leaders {
-    /// The most similar leader at cosine >= [`TAU`] (the first made on ties).
-    fn best(&self, v: &Vectors, i: usize, candidates: &mut Vec<u32>) -> Option<(u32, f64)> {
-        candidates.clear();
-        for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
-            if let Some(list) = self.postings.get(t) {
-                candidates.extend_from_slice(list);
-            }
-        }
-        candidates.sort_unstable();
-        candidates.dedup();
+    /// The most similar leader at cosine >= [`TAU`] (the first made on ties). Each leader
+    /// under the contract's probe terms is compared once (`seen` marks the ones already
+    /// compared, so the posting lists need no sorting).
+    fn best(&self, v: &Vectors, i: usize, seen: &mut Seen) -> Option<(u32, f64)> {
+        seen.next(self.contracts.len());
         let mut best: Option<(u32, f64)> = None;
-        for &l in candidates.iter() {
-            let cos = v.cosine(i, self.contracts[l as usize] as usize);
-            if cos >= TAU && best.is_none_or(|(_, b)| cos > b) {
-                best = Some((l, cos));
+        for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
+            let Some(list) = self.postings.get(t) else { continue };
+            for &l in list {
+                if !seen.first_time(l) {
+                    continue;
+                }
+                let cos = v.cosine(i, self.contracts[l as usize] as usize);
+                if cos >= TAU && best.is_none_or(|(bl, b)| cos > b || (cos == b && l < bl)) {
+                    best = Some((l, cos));
+                }
             }
         }
         best
@@ -304,17 +334,17 @@ pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, Analysis
     cancel.check()?;
     let with_text: Vec<usize> = (0..n).filter(|&i| v.has_terms(i)).collect();
     let mut leaders = Leaders::default();
-    let mut candidates = Vec::new();
+    let mut seen = Seen::default();
     let step = with_text.len().div_ceil(SAMPLE).max(1);
     for &i in with_text.iter().step_by(step) {
-        if leaders.best(&v, i, &mut candidates).is_none() {
+        if leaders.best(&v, i, &mut seen).is_none() {
             leaders.add(&v, i);
         }
     }
     cancel.check()?;
     let assign = |part: &[usize]| {
-        let mut candidates = Vec::new();
-        part.iter().map(|&i| leaders.best(&v, i, &mut candidates)).collect::<Vec<_>>()
+        let mut seen = Seen::default();
+        part.iter().map(|&i| leaders.best(&v, i, &mut seen)).collect::<Vec<_>>()
     };
     let threads = super::common::cores().clamp(1, 8);
     let mut found: Vec<Option<(u32, f64)>> = if with_text.len() < PARALLEL_FROM || threads == 1 {
@@ -331,7 +361,7 @@ pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, Analysis
     // Contracts no sampled leader fits: clustered among themselves, in dataset order.
     for (k, &i) in with_text.iter().enumerate() {
         if found[k].is_none() {
-            found[k] = Some(leaders.best(&v, i, &mut candidates).unwrap_or_else(|| (leaders.add(&v, i), 1.0)));
+            found[k] = Some(leaders.best(&v, i, &mut seen).unwrap_or_else(|| (leaders.add(&v, i), 1.0)));
         }
     }
     let mut group_of = vec![NO_GROUP; n];
