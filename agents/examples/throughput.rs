@@ -2,7 +2,7 @@
 //! (`engine::analyse`, detectors in parallel) over demo datasets of 10k, 100k and 1M
 //! contracts, and prints records per second and the peak resident memory.
 //!
-//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only] [--detectors a,b] [--no-agents]`
+//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only] [--detectors a,b] [--no-agents] [--no-engine] [--digest] [--sections]`
 //!
 //! `--detectors` times only the named detectors alone (the whole engine still runs all of
 //! them), `--no-agents` leaves out the seven-agent rows and `--no-engine` the whole-engine
