@@ -2,7 +2,15 @@
 //! (`engine::analyse`, detectors in parallel) over demo datasets of 10k, 100k and 1M
 //! contracts, and prints records per second and the peak resident memory.
 //!
-//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only]`
+//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only] [--detectors a,b] [--no-agents] [--no-engine] [--digest] [--sections]`
+//!
+//! `--detectors` times only the named detectors alone (the whole engine still runs all of
+//! them), `--no-agents` leaves out the seven-agent rows and `--no-engine` the whole-engine
+//! row: all for profiling one part.
+//! `--digest` prints a hash of every anomaly the whole engine reports (all their fields), to
+//! check that a change meant for speed changed no finding.
+//! `--sections` first times each fact the detectors share (computed once per analysis), then
+//! each detector over those facts already computed: what every part adds to the whole engine.
 //!
 //! `--contracts-only` keeps only the contracts of the demo data (the other record kinds are
 //! dropped before analysing), to measure the engine on N contracts alone.
@@ -16,7 +24,8 @@
 use std::time::Instant;
 
 use vigia_agents::demo::{DemoSpec, generate};
-use vigia_agents::detect::NAMES;
+use vigia_agents::detect::shared::Shared;
+use vigia_agents::detect::{NAMES, all};
 use vigia_agents::registry::AgentId;
 use vigia_agents::{AnalysisContext, CancelFlag, Dataset, DetectionParams, FindingsCache, engine, instantiate};
 
@@ -77,6 +86,12 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     println!("cores available: {threads}; best of {runs} runs; default parameters");
     let params = DetectionParams::default();
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--detectors")
+        .and_then(|k| args.get(k + 1))
+        .map(|v| v.split(',').map(|x| x.trim().to_string()).collect());
+    let agents = !args.iter().any(|a| a == "--no-agents");
     for size in sizes {
         let t = Instant::now();
         let mut data = generate(&DemoSpec { seed, contracts: size, ..DemoSpec::default() });
@@ -93,18 +108,27 @@ fn main() {
             generated,
             peak_mib().unwrap_or(f64::NAN)
         );
+        if args.iter().any(|a| a == "--sections") {
+            sections(&data.dataset, &params);
+        }
         println!("| detector | seconds | CPU seconds | contracts/s | anomalies | peak MiB |");
         println!("|---|---|---|---|---|---|");
-        for name in NAMES {
+        for name in NAMES.iter().filter(|n| only.as_ref().is_none_or(|o| o.iter().any(|x| x == *n))) {
             reset_peak();
             let (secs, cpu, found) = best_of(runs, || {
-                engine::detect(&data.dataset, &params, &CancelFlag::new(), &[name]).map_or(0, |a| a.len())
+                engine::detect(&data.dataset, &params, &CancelFlag::new(), &[*name]).map_or(0, |a| a.len())
             });
             println!(
                 "| {name} | {secs:.3} | {cpu:.2} | {:.0} | {found} | {:.0} |",
                 size as f64 / secs,
                 peak_mib().unwrap_or(f64::NAN)
             );
+        }
+        if args.iter().any(|a| a == "--digest") {
+            digest(&data.dataset, &params);
+        }
+        if args.iter().any(|a| a == "--no-engine") {
+            continue;
         }
         reset_peak();
         let (secs, cpu, found) =
@@ -114,7 +138,7 @@ fn main() {
             size as f64 / secs,
             peak_mib().unwrap_or(f64::NAN)
         );
-        for shared in [false, true] {
+        for shared in [false, true].into_iter().filter(|_| agents) {
             reset_peak();
             let (secs, cpu, found) = best_of(runs, || all_agents(&data.dataset, &params, shared));
             let label = if shared { "seven agents, one findings cache" } else { "seven agents, no cache" };
@@ -124,6 +148,46 @@ fn main() {
                 peak_mib().unwrap_or(f64::NAN)
             );
         }
+    }
+}
+
+/// Prints how many anomalies the whole engine reports and a hash of all of them, serialised.
+fn digest(ds: &Dataset, params: &DetectionParams) {
+    use std::hash::Hasher;
+    let found = engine::analyse(ds, params, &CancelFlag::new()).map(|(a, _)| a).unwrap_or_default();
+    let mut h = rustc_hash::FxHasher::default();
+    let mut bytes = 0;
+    for a in &found {
+        let json = serde_json::to_string(a).unwrap_or_default();
+        bytes += json.len();
+        h.write(json.as_bytes());
+    }
+    println!("digest: {} anomalies ({:.0} MiB as JSON), {:016x}", found.len(), bytes as f64 / 1048576.0, h.finish());
+}
+
+/// Times each shared fact once, then each detector over the facts already computed.
+fn sections(ds: &Dataset, params: &DetectionParams) {
+    let cancel = CancelFlag::new();
+    let shared = Shared::new(ds);
+    let time = |label: &str, f: &mut dyn FnMut() -> usize| {
+        reset_peak();
+        let before = peak_mib().unwrap_or(f64::NAN);
+        let (secs, cpu, found) = best_of(1, f);
+        let added = peak_mib().unwrap_or(f64::NAN) - before;
+        println!("| {label} | {secs:.3} | {cpu:.2} | {found} | {added:.0} |");
+    };
+    println!("| section | seconds | CPU seconds | items | peak MiB added |");
+    println!("|---|---|---|---|---|");
+    time("shared: suppliers", &mut || shared.suppliers().names.len());
+    time("shared: organs", &mut || shared.organs().names.len());
+    time("shared: organ_years", &mut || shared.organ_years().len());
+    time("shared: organ_months", &mut || shared.organ_months(&cancel).map_or(0, |m| m.1.len()));
+    time("shared: categories", &mut || shared.categories(&cancel).map_or(0, <[_]>::len));
+    time("shared: texts", &mut || shared.texts(&cancel).map_or(0, <[_]>::len));
+    time("shared: outside", &mut || shared.outside().len());
+    time("shared: object_groups", &mut || shared.object_groups(&cancel).map_or(0, |g| g.groups.len()));
+    for d in all() {
+        time(d.name(), &mut || d.run_shared(&shared, params, &cancel).map_or(0, |a| a.len()));
     }
 }
 

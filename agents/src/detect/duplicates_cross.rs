@@ -32,7 +32,7 @@ use super::duplicates::{
 };
 use super::finding::{Finding, point};
 use super::sensitivity::tidy;
-use super::shared::Shared;
+use super::shared::{NONE, Shared, bucket};
 use super::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::amendment::AmendmentKind;
@@ -56,24 +56,42 @@ pub fn cross_supplier(
 ) -> Result<Vec<Anomaly>, AnalysisError> {
     let ds = sh.dataset();
     let cs = &ds.contracts;
-    let mut blocks: HashMap<(&str, &str), Vec<usize>, FxBuild> = HashMap::default();
-    for (i, c) in cs.iter().enumerate() {
-        let (value, dated) = (c.value(), c.signed_on.is_some());
-        // Individuals hired in one process at one price are a call for several people
-        // (consultants, instructors, credenciamento), not the same purchase made twice.
-        let individual = matches!(
-            document_kind(&c.supplier.document),
-            DocumentKind::Cpf | DocumentKind::MaskedCpf | DocumentKind::InvalidCpf
-        );
-        if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 && !individual {
-            blocks.entry((c.organ.code.as_str(), c.process_number.as_str())).or_default().push(i);
-        }
-    }
-    let mut runs: Vec<Vec<usize>> = blocks
-        .into_values()
-        .filter(|run| run.iter().any(|&i| cs[i].supplier.document != cs[run[0]].supplier.document))
+    // Each contract's block as a dense id (no list per block: most blocks hold one contract),
+    // then the blocks' members gathered by a counting sort, in dataset order.
+    let mut block_ids: HashMap<(&str, &str), u32, FxBuild> =
+        HashMap::with_capacity_and_hasher(cs.len() / 2, FxBuild::default());
+    let block_of: Vec<u32> = cs
+        .iter()
+        .map(|c| {
+            let (value, dated) = (c.value(), c.signed_on.is_some());
+            // Individuals hired in one process at one price are a call for several people
+            // (consultants, instructors, credenciamento), not the same purchase made twice.
+            let individual = matches!(
+                document_kind(&c.supplier.document),
+                DocumentKind::Cpf | DocumentKind::MaskedCpf | DocumentKind::InvalidCpf
+            );
+            if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 && !individual {
+                let next = block_ids.len() as u32;
+                *block_ids.entry((c.organ.code.as_str(), c.process_number.as_str())).or_insert(next)
+            } else {
+                NONE
+            }
+        })
         .collect();
-    runs.sort_by_key(|r| (std::cmp::Reverse(r.len()), r[0]));
+    let blocks = block_ids.len();
+    drop(block_ids);
+    let (order, start) = bucket(&block_of, blocks);
+    drop(block_of);
+    let mut runs: Vec<Vec<usize>> = start
+        .windows(2)
+        .map(|w| &order[w[0] as usize..w[1] as usize])
+        .filter(|run| {
+            run.len() >= 2
+                && run.iter().any(|&i| cs[i as usize].supplier.document != cs[run[0] as usize].supplier.document)
+        })
+        .map(|run| run.iter().map(|&i| i as usize).collect())
+        .collect();
+    runs.sort_unstable_by_key(|r| (std::cmp::Reverse(r.len()), r[0]));
     let shards = if cs.len() >= PARALLEL_FROM { super::common::cores().clamp(1, 8) } else { 1 };
     let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
         let mut scratch = Scratch::default();

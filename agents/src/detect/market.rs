@@ -6,6 +6,9 @@
 //! suppliers are bought by inexigibilidade, and the secret-contract placeholder ("Sigiloso",
 //! contracted code -11) is not a supplier at all. Their share says nothing of competition.
 
+use std::collections::HashMap;
+
+use super::common::FxBuild;
 use super::legal_grounds::STATE_SUPPLIERS;
 use crate::detect::legal::{Modality, modality};
 use crate::model::contract::Contract;
@@ -95,11 +98,46 @@ const PUBLIC_SUPPLIER: &[&str] = &[
     "fundacao oswaldo cruz",
 ];
 
-/// Why `c` is outside the competitive market, or `None` when its supplier competed for it.
-pub fn outside_competition(c: &Contract) -> Option<Outside> {
+/// What a supplier's name alone says about its market (the name folded once; the same name
+/// always says the same, so [`outside_all`] reads each distinct name once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct NameSays {
+    /// The secret-contract placeholder ("Sigiloso").
+    secret: bool,
+    /// A public utility's name.
+    utility: bool,
+    /// A state company's or another public body's name.
+    public: bool,
+}
+
+fn name_says(name: &str) -> NameSays {
+    let name = fold(name);
+    NameSays {
+        secret: name.starts_with("sigiloso"),
+        utility: UTILITY_SUPPLIER.iter().any(|p| name.contains(p)),
+        public: STATE_SUPPLIERS.iter().chain(PUBLIC_SUPPLIER).any(|p| name.contains(p)),
+    }
+}
+
+/// Words (folded) of which every phrase of [`UTILITY_OBJECT`] and [`LEASE_OBJECT`] contains
+/// one: an object without any of them matches no phrase, so most objects are checked against
+/// these few instead of every phrase (a test keeps the lists in step).
+const OBJECT_ANCHORS: &[&str] =
+    &["energia", "agua", "esgot", "saneamento", "posta", "gas", "locacao", "aluguel", "cessao"];
+
+/// Whether an object names a public utility and whether it names a lease; `buf` is scratch.
+fn object_says(object: &str, buf: &mut String) -> (bool, bool) {
+    super::object_signature::fold_into(object, buf);
+    if !OBJECT_ANCHORS.iter().any(|a| buf.contains(a)) {
+        return (false, false);
+    }
+    (UTILITY_OBJECT.iter().any(|p| buf.contains(p)), LEASE_OBJECT.iter().any(|p| buf.contains(p)))
+}
+
+/// The reason from what the document, the name and the object say, most specific first.
+fn classify(c: &Contract, name: NameSays, object: (bool, bool)) -> Option<Outside> {
     let doc = c.supplier.document.as_str();
-    let name = fold(&c.supplier.name);
-    if doc.is_empty() || doc.starts_with('-') || name.starts_with("sigiloso") {
+    if doc.is_empty() || doc.starts_with('-') || name.secret {
         return Some(Outside::NoSupplier);
     }
     // A CNPJ has 14 digits and a CPF 11 (masked ones included); a shorter code is a public
@@ -109,17 +147,44 @@ pub fn outside_competition(c: &Contract) -> Option<Outside> {
         return Some(Outside::PublicBody);
     }
     // The most specific reason first: a utility bought by inexigibilidade is a utility.
-    let object = fold(&c.object);
-    if UTILITY_OBJECT.iter().any(|p| object.contains(p)) || UTILITY_SUPPLIER.iter().any(|p| name.contains(p)) {
+    let (utility_object, lease_object) = object;
+    if utility_object || name.utility {
         return Some(Outside::Utility);
     }
-    if LEASE_OBJECT.iter().any(|p| object.contains(p)) {
+    if lease_object {
         return Some(Outside::Lease);
     }
-    if STATE_SUPPLIERS.iter().chain(PUBLIC_SUPPLIER).any(|p| name.contains(p)) {
+    if name.public {
         return Some(Outside::PublicBody);
     }
     (modality(&c.modality) == Modality::Inexigibilidade).then_some(Outside::Exclusive)
+}
+
+/// Why `c` is outside the competitive market, or `None` when its supplier competed for it.
+pub fn outside_competition(c: &Contract) -> Option<Outside> {
+    classify(c, name_says(&c.supplier.name), object_says(&c.object, &mut String::new()))
+}
+
+/// [`outside_competition`] of every contract, in order: each distinct supplier name is read
+/// once, the objects are read on `threads` threads.
+pub fn outside_all(cs: &[Contract], threads: usize) -> Vec<Option<Outside>> {
+    let mut ids: HashMap<&str, u32, FxBuild> = HashMap::default();
+    let mut says: Vec<NameSays> = Vec::new();
+    let name_of: Vec<u32> = cs
+        .iter()
+        .map(|c| {
+            *ids.entry(c.supplier.name.as_str()).or_insert_with(|| {
+                says.push(name_says(&c.supplier.name));
+                (says.len() - 1) as u32
+            })
+        })
+        .collect();
+    drop(ids);
+    let part = |from: usize, to: usize| {
+        let mut buf = String::new();
+        (from..to).map(|i| classify(&cs[i], says[name_of[i] as usize], object_says(&cs[i].object, &mut buf))).collect()
+    };
+    super::shared::par_ranges(cs.len(), threads, part)
 }
 
 #[cfg(test)]
@@ -144,6 +209,36 @@ mod tests {
         let mut exclusive = contract("5", "SOFTWARE", "12345678000190", "26000", 1e5, (2024, 1, 5));
         exclusive.modality = "Inexigibilidade de Licitação".into();
         assert_eq!(outside_competition(&exclusive), Some(Outside::Exclusive));
+    }
+
+    #[test]
+    fn every_object_phrase_holds_an_anchor_word() {
+        for p in UTILITY_OBJECT.iter().chain(LEASE_OBJECT) {
+            assert!(OBJECT_ANCHORS.iter().any(|a| p.contains(a)), "{p}");
+        }
+    }
+
+    #[test]
+    fn the_whole_dataset_is_classified_as_one_contract_at_a_time() {
+        let mut cs = Vec::new();
+        for (k, (object, name, doc)) in [
+            ("FORNECIMENTO DE ÁGUA E ESGOTO", "CIA X", "12345678000190"),
+            ("SERVIÇOS DE TI", "SERPRO - SEDE", "33683111000107"),
+            ("LOCAÇÃO DE IMÓVEL", "JOÃO", "12345678000190"),
+            ("LIMPEZA", "Sigiloso", "-11"),
+            ("LIMPEZA", "CIA X", "12345678000190"),
+            ("LIMPEZA", "COMPANHIA ENERGÉTICA DE MINAS", "12345678000190"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut c = contract(&k.to_string(), object, doc, "26000", 1e5, (2024, 1, 5));
+            c.supplier.name = (*name).into();
+            cs.push(c);
+        }
+        let one: Vec<_> = cs.iter().map(outside_competition).collect();
+        assert_eq!(outside_all(&cs, 2), one);
+        assert_eq!(one[4], None);
     }
 
     #[test]

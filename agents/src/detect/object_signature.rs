@@ -12,7 +12,7 @@ use std::hash::Hasher;
 use rustc_hash::FxHasher;
 
 use crate::model::contract::Contract;
-use crate::text::{fold, for_each_word_bytes, is_stopword_bytes};
+use crate::text::{fold_char, for_each_word_bytes, is_stopword_bytes};
 
 /// Most terms kept per contract: long objects repeat their boilerplate, and the first words of
 /// the object and of the items name what is bought.
@@ -47,13 +47,43 @@ fn for_each_term_while(text: &str, mut f: impl FnMut(&[u8]) -> bool) {
     for_each_word_bytes(text, |w| !is_term(w) || f(w));
 }
 
+/// `buf` becomes [`crate::text::fold`] of `s`: runs of ASCII are copied and lower-cased at once (what
+/// `fold_char` does to them), other characters folded one by one.
+pub fn fold_into(s: &str, buf: &mut String) {
+    buf.clear();
+    buf.reserve(s.len());
+    let mut rest = s;
+    while !rest.is_empty() {
+        let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
+        let start = buf.len();
+        buf.push_str(&rest[..ascii]);
+        buf[start..].make_ascii_lowercase();
+        rest = &rest[ascii..];
+        if let Some(c) = rest.chars().next() {
+            buf.push(fold_char(c));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+}
+
 /// Whether an object text says nothing about the purchase: empty or punctuation only, "não se
 /// aplica" / "undefined", or the notice that replaces the object of a classified contract
 /// ("Informação protegida por sigilo nos termos da legislação vigente"). Such objects have no
 /// peer group and are never evidence of a duplicate.
 pub fn is_uninformative(text: &str) -> bool {
-    let folded = fold(text);
-    let core: String = folded.chars().filter(|c| c.is_alphanumeric() || *c == ' ').collect();
+    // One scratch buffer per thread: this runs on every object and item description.
+    thread_local! {
+        static CORE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    CORE.with_borrow_mut(|core| {
+        core.clear();
+        core.extend(text.chars().map(fold_char).filter(|c| c.is_alphanumeric() || *c == ' '));
+        says_nothing(core)
+    })
+}
+
+/// [`is_uninformative`] of a text already folded with only its letters, digits and spaces.
+fn says_nothing(core: &str) -> bool {
     let core = core.trim().trim_start_matches("objeto").trim();
     core.is_empty()
         || matches!(core, "nao se aplica" | "undefined" | "sem informacao" | "nao informado")
@@ -106,6 +136,15 @@ mod tests {
         assert!(is_uninformative("Não se aplica"));
         assert!(is_uninformative(""));
         assert!(!is_uninformative("Objeto: AQUISIÇÃO DE GÊNEROS ALIMENTÍCIOS DA AGRICULTURA FAMILIAR"));
+    }
+
+    #[test]
+    fn folding_into_a_buffer_is_folding() {
+        let mut buf = String::from("old");
+        for s in ["", "LOCAÇÃO DE IMÓVEL", "Água ÆØ ß º ª Ⱥ x", "plain ascii", "ÇÃ"] {
+            fold_into(s, &mut buf);
+            assert_eq!(buf, crate::text::fold(s), "{s}");
+        }
     }
 
     #[test]

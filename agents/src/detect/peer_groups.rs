@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use super::common::FxBuild;
 use super::object_signature::{contract_terms, for_each_term, term_hash};
+use super::shared::par_each;
 use crate::agent::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
@@ -42,6 +43,9 @@ pub const POSTING_CAP: usize = 64;
 pub const SAMPLE: usize = 20_000;
 /// Datasets at least this large assign contracts to leaders on several threads.
 const PARALLEL_FROM: usize = 50_000;
+/// Most contracts tokenised as one range when learning (see [`vectors`]); tests use small
+/// ranges so the merge of several ranges is what they check.
+const RANGE: usize = if cfg!(test) { 7 } else { 1 << 16 };
 /// The id of "no group".
 pub const NO_GROUP: u32 = u32::MAX;
 
@@ -67,11 +71,20 @@ pub struct ObjectGroups {
     pub groups: Vec<ObjectGroup>,
 }
 
-/// Weighted term vectors of the contracts, back to back, each sorted by term id.
-struct Vectors {
+/// Weighted term vectors of one range of contracts, back to back, each sorted by term id.
+struct Rows {
     ids: Vec<u32>,
     weights: Vec<f32>,
+    /// Where each row starts (and the last one ends).
     bounds: Vec<u32>,
+}
+
+/// Weighted term vectors of the contracts, kept in the ranges they were built in (no copy
+/// of the whole into one array).
+struct Vectors {
+    /// The rows of contracts `k * chunk ..` in `parts[k]`.
+    parts: Vec<Rows>,
+    chunk: usize,
     norms: Vec<f32>,
     /// Per contract: its [`PROBE`] heaviest term ids (`u32::MAX` pads).
     top: Vec<[u32; PROBE]>,
@@ -79,8 +92,14 @@ struct Vectors {
 
 impl Vectors {
     fn of(&self, i: usize) -> (&[u32], &[f32]) {
-        let (a, b) = (self.bounds[i] as usize, self.bounds[i + 1] as usize);
-        (&self.ids[a..b], &self.weights[a..b])
+        let rows = &self.parts[i / self.chunk];
+        let k = i % self.chunk;
+        let (a, b) = (rows.bounds[k] as usize, rows.bounds[k + 1] as usize);
+        (&rows.ids[a..b], &rows.weights[a..b])
+    }
+    /// Whether contract `i` has any weighted term.
+    fn has_terms(&self, i: usize) -> bool {
+        !self.of(i).0.is_empty()
     }
     fn cosine(&self, i: usize, j: usize) -> f64 {
         let ((xi, xw), (yi, yw)) = (self.of(i), self.of(j));
@@ -101,6 +120,35 @@ impl Vectors {
     }
 }
 
+/// Which leaders one probe has compared already: a stamp per leader, the probe's own stamp
+/// changing from one probe to the next.
+#[derive(Default)]
+struct Seen {
+    stamps: Vec<u32>,
+    probe: u32,
+}
+
+impl Seen {
+    /// Starts a probe over (at least) `leaders` leaders.
+    fn next(&mut self, leaders: usize) {
+        if self.stamps.len() < leaders {
+            self.stamps.resize(leaders, 0);
+        }
+        self.probe = self.probe.wrapping_add(1);
+        if self.probe == 0 {
+            self.stamps.fill(0);
+            self.probe = 1;
+        }
+    }
+    /// Whether leader `l` is met for the first time in this probe (and marks it).
+    fn first_time(&mut self, l: u32) -> bool {
+        let stamp = &mut self.stamps[l as usize];
+        let first = *stamp != self.probe;
+        *stamp = self.probe;
+        first
+    }
+}
+
 /// Leaders and the inverted index of their heaviest terms.
 #[derive(Default)]
 struct Leaders {
@@ -109,21 +157,22 @@ struct Leaders {
 }
 
 impl Leaders {
-    /// The most similar leader at cosine >= [`TAU`] (the first made on ties).
-    fn best(&self, v: &Vectors, i: usize, candidates: &mut Vec<u32>) -> Option<(u32, f64)> {
-        candidates.clear();
-        for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
-            if let Some(list) = self.postings.get(t) {
-                candidates.extend_from_slice(list);
-            }
-        }
-        candidates.sort_unstable();
-        candidates.dedup();
+    /// The most similar leader at cosine >= [`TAU`] (the first made on ties). Each leader
+    /// under the contract's probe terms is compared once (`seen` marks the ones already
+    /// compared, so the posting lists need no sorting).
+    fn best(&self, v: &Vectors, i: usize, seen: &mut Seen) -> Option<(u32, f64)> {
+        seen.next(self.contracts.len());
         let mut best: Option<(u32, f64)> = None;
-        for &l in candidates.iter() {
-            let cos = v.cosine(i, self.contracts[l as usize] as usize);
-            if cos >= TAU && best.is_none_or(|(_, b)| cos > b) {
-                best = Some((l, cos));
+        for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
+            let Some(list) = self.postings.get(t) else { continue };
+            for &l in list {
+                if !seen.first_time(l) {
+                    continue;
+                }
+                let cos = v.cosine(i, self.contracts[l as usize] as usize);
+                if cos >= TAU && best.is_none_or(|(bl, b)| cos > b || (cos == b && l < bl)) {
+                    best = Some((l, cos));
+                }
             }
         }
         best
@@ -141,100 +190,140 @@ impl Leaders {
     }
 }
 
-/// Term hashes of every contract, back to back, where each contract's end, and how many of
-/// each contract's terms come from its object.
-fn all_terms(cs: &[Contract]) -> (Vec<u64>, Vec<u32>, Vec<u8>) {
-    let chunk = |part: &[Contract]| {
-        let mut flat = Vec::with_capacity(part.len() * 12);
-        let mut ends = Vec::with_capacity(part.len());
-        let mut objects = Vec::with_capacity(part.len());
-        for c in part {
-            objects.push(contract_terms(c, &mut flat) as u8);
-            ends.push(flat.len() as u32);
-        }
-        (flat, ends, objects)
-    };
-    let threads = super::common::cores().clamp(1, 8);
-    if cs.len() < PARALLEL_FROM || threads == 1 {
-        let (flat, ends, objects) = chunk(cs);
-        let mut bounds = vec![0];
-        bounds.extend(ends);
-        return (flat, bounds, objects);
-    }
-    let parts: Vec<(Vec<u64>, Vec<u32>, Vec<u8>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = cs.chunks(cs.len().div_ceil(threads)).map(|p| s.spawn(move || chunk(p))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    let mut flat = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-    let mut bounds = vec![0u32];
-    let mut objects = Vec::with_capacity(cs.len());
-    for (f, ends, o) in parts {
-        let base = flat.len() as u32;
-        bounds.extend(ends.iter().map(|e| base + e));
-        flat.extend(f);
-        objects.extend(o);
-    }
-    (flat, bounds, objects)
+/// The terms of one range of contracts: term ids local to the range (in order of first
+/// appearance within it), where each contract's terms end, how many of each contract's terms
+/// come from its object, and per local id its hash and the contracts it appears in.
+struct TermPart {
+    ids: Vec<u32>,
+    ends: Vec<u32>,
+    objects: Vec<u8>,
+    hashes: Vec<u64>,
+    df: Vec<u32>,
 }
 
-/// Weighted vectors of every contract: term ids interned in order of first appearance.
+fn term_part(cs: &[Contract]) -> TermPart {
+    let mut local: HashMap<u64, u32, FxBuild> = HashMap::default();
+    let mut part = TermPart {
+        ids: Vec::with_capacity(cs.len() * 12),
+        ends: Vec::with_capacity(cs.len()),
+        objects: Vec::with_capacity(cs.len()),
+        hashes: Vec::new(),
+        df: Vec::new(),
+    };
+    let mut terms = Vec::with_capacity(super::object_signature::MAX_TERMS);
+    for c in cs {
+        terms.clear();
+        part.objects.push(contract_terms(c, &mut terms) as u8);
+        for &h in &terms {
+            let next = part.hashes.len() as u32;
+            let id = *local.entry(h).or_insert(next);
+            if id == next {
+                part.hashes.push(h);
+                part.df.push(0);
+            }
+            part.df[id as usize] += 1;
+            part.ids.push(id);
+        }
+        part.ends.push(part.ids.len() as u32);
+    }
+    part
+}
+
+/// Weighted vectors of every contract, with the id of each term hash. Ranges of contracts are
+/// tokenised and their terms interned on their own threads; the ranges' ids are then merged
+/// in range order, which gives the ids a single pass would (a hash first met in an earlier
+/// range has its id already; the new ones of a range come in the order the range first met
+/// them), and each range builds its rows on its own thread again.
 fn vectors(cs: &[Contract]) -> (Vectors, HashMap<u64, u32, FxBuild>) {
-    let (hashes, bounds, object_counts) = all_terms(cs);
+    let n = cs.len();
+    let threads = if n < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) };
+    // Ranges of at most RANGE contracts: a range's terms are dropped once its rows are built,
+    // so the terms of the whole dataset and its rows are never held at once.
+    let chunk = n.clamp(1, RANGE);
+    let ranges: Vec<(usize, usize)> = (0..n).step_by(chunk).map(|from| (from, (from + chunk).min(n))).collect();
+    let mut parts = par_each(ranges, threads, |(from, to)| term_part(&cs[from..to]));
+    if parts.is_empty() {
+        parts.push(term_part(&[]));
+    }
     let mut intern: HashMap<u64, u32, FxBuild> = HashMap::default();
     let mut df: Vec<u32> = Vec::new();
-    let ids: Vec<u32> = hashes
+    let remaps: Vec<Vec<u32>> = parts
         .iter()
-        .map(|h| {
-            let next = intern.len() as u32;
-            let id = *intern.entry(*h).or_insert(next);
-            if id == next {
-                df.push(0);
-            }
-            df[id as usize] += 1;
-            id
+        .map(|part| {
+            part.hashes
+                .iter()
+                .zip(&part.df)
+                .map(|(h, d)| {
+                    let next = intern.len() as u32;
+                    let id = *intern.entry(*h).or_insert(next);
+                    if id == next {
+                        df.push(0);
+                    }
+                    df[id as usize] += d;
+                    id
+                })
+                .collect()
         })
         .collect();
-    drop(hashes);
-    let n = cs.len();
-    let texts = (0..n).filter(|&i| bounds[i + 1] > bounds[i]).count().max(1) as f64;
+    // Contracts with at least one term.
+    let with_terms = |p: &TermPart| {
+        let mut prev = 0;
+        p.ends.iter().filter(|&&e| std::mem::replace(&mut prev, e) < e).count()
+    };
+    let texts = parts.iter().map(with_terms).sum::<usize>().max(1) as f64;
     let idf: Vec<f32> = df
         .iter()
         .map(|&d| if d >= 2 { (((1.0 + texts) / (1.0 + f64::from(d))).ln() + 1.0) as f32 } else { 0.0 })
         .collect();
-    let mut v = Vectors {
-        ids: Vec::with_capacity(n * 8),
-        weights: Vec::with_capacity(n * 8),
-        bounds: Vec::with_capacity(n + 1),
-        norms: Vec::with_capacity(n),
-        top: Vec::with_capacity(n),
-    };
-    v.bounds.push(0);
+    let idf = &idf;
+    let work: Vec<(TermPart, Vec<u32>)> = parts.into_iter().zip(remaps).collect();
+    let built = par_each(work, threads, |(part, remap)| rows(part, &remap, idf));
+    let mut v = Vectors { parts: Vec::new(), chunk, norms: Vec::with_capacity(n), top: Vec::with_capacity(n) };
+    for (rows, norms, top) in built {
+        v.parts.push(rows);
+        v.norms.extend(norms);
+        v.top.extend(top);
+    }
+    (v, intern)
+}
+
+/// The weighted rows of one range of contracts from its terms (`remap` takes its local ids to
+/// the dataset's), with each row's norm and [`PROBE`] heaviest terms.
+fn rows(part: TermPart, remap: &[u32], idf: &[f32]) -> (Rows, Vec<f32>, Vec<[u32; PROBE]>) {
+    let count = part.ends.len();
+    let mut out = Rows { ids: Vec::with_capacity(count * 8), weights: Vec::with_capacity(count * 8), bounds: vec![0] };
+    out.bounds.reserve(count);
+    let (mut norms, mut tops) = (Vec::with_capacity(count), Vec::with_capacity(count));
     let mut row: Vec<(u32, f32, usize)> = Vec::new();
-    for i in 0..n {
+    let mut start = 0usize;
+    for (k, &end) in part.ends.iter().enumerate() {
         row.clear();
-        let object_terms = usize::from(object_counts[i]);
-        for (p, &id) in ids[bounds[i] as usize..bounds[i + 1] as usize].iter().enumerate() {
+        let object_terms = usize::from(part.objects[k]);
+        for (p, &local) in part.ids[start..end as usize].iter().enumerate() {
+            let id = remap[local as usize];
             let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
             let w = idf[id as usize] * position;
             if w > 0.0 {
                 row.push((id, w, p));
             }
         }
-        // Heaviest first; ties to the term met first.
-        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+        start = end as usize;
+        // Heaviest first; ties to the term met first (positions and ids are distinct within a
+        // row, so an unstable sort gives the one order there is).
+        row.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
         row.truncate(MAX_VECTOR);
         let mut top = [u32::MAX; PROBE];
         for (k, r) in row.iter().take(PROBE).enumerate() {
             top[k] = r.0;
         }
-        v.top.push(top);
-        v.norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
-        row.sort_by_key(|r| r.0);
-        v.ids.extend(row.iter().map(|r| r.0));
-        v.weights.extend(row.iter().map(|r| r.1));
-        v.bounds.push(v.ids.len() as u32);
+        tops.push(top);
+        norms.push(row.iter().map(|r| r.1 * r.1).sum::<f32>().sqrt());
+        row.sort_unstable_by_key(|r| r.0);
+        out.ids.extend(row.iter().map(|r| r.0));
+        out.weights.extend(row.iter().map(|r| r.1));
+        out.bounds.push(out.ids.len() as u32);
     }
-    (v, intern)
+    (out, norms, tops)
 }
 
 /// Learns the peer groups of a dataset.
@@ -243,19 +332,19 @@ pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, Analysis
     let n = cs.len();
     let (v, intern) = vectors(cs);
     cancel.check()?;
-    let with_text: Vec<usize> = (0..n).filter(|&i| v.bounds[i + 1] > v.bounds[i]).collect();
+    let with_text: Vec<usize> = (0..n).filter(|&i| v.has_terms(i)).collect();
     let mut leaders = Leaders::default();
-    let mut candidates = Vec::new();
+    let mut seen = Seen::default();
     let step = with_text.len().div_ceil(SAMPLE).max(1);
     for &i in with_text.iter().step_by(step) {
-        if leaders.best(&v, i, &mut candidates).is_none() {
+        if leaders.best(&v, i, &mut seen).is_none() {
             leaders.add(&v, i);
         }
     }
     cancel.check()?;
     let assign = |part: &[usize]| {
-        let mut candidates = Vec::new();
-        part.iter().map(|&i| leaders.best(&v, i, &mut candidates)).collect::<Vec<_>>()
+        let mut seen = Seen::default();
+        part.iter().map(|&i| leaders.best(&v, i, &mut seen)).collect::<Vec<_>>()
     };
     let threads = super::common::cores().clamp(1, 8);
     let mut found: Vec<Option<(u32, f64)>> = if with_text.len() < PARALLEL_FROM || threads == 1 {
@@ -272,7 +361,7 @@ pub fn learn(ds: &Dataset, cancel: &CancelFlag) -> Result<ObjectGroups, Analysis
     // Contracts no sampled leader fits: clustered among themselves, in dataset order.
     for (k, &i) in with_text.iter().enumerate() {
         if found[k].is_none() {
-            found[k] = Some(leaders.best(&v, i, &mut candidates).unwrap_or_else(|| (leaders.add(&v, i), 1.0)));
+            found[k] = Some(leaders.best(&v, i, &mut seen).unwrap_or_else(|| (leaders.add(&v, i), 1.0)));
         }
     }
     let mut group_of = vec![NO_GROUP; n];

@@ -37,12 +37,11 @@ use std::collections::HashMap;
 
 use super::common::FxBuild;
 use super::item_specs::{SpecCounts, spec_words};
-use super::object_signature::is_uninformative;
+use super::object_signature::{fold_into, is_uninformative};
 use super::price_groups::{MAX_SIGMA, MIN_SIGMA, robust};
 use super::sensitivity::Threshold;
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
-use crate::text::fold;
 
 /// Fewest priced items of one description for a unit-price baseline.
 pub const MIN_ITEMS: usize = 12;
@@ -118,10 +117,14 @@ pub struct ItemFlag {
 pub struct ItemBaselines {
     /// The baselines.
     pub groups: Vec<ItemGroup>,
-    /// Per contract: its items' groups (`u32::MAX` for an item that is not priced).
-    item_group: Vec<Vec<u32>>,
-    /// Per contract: its items' unit prices.
-    units: Vec<Vec<f64>>,
+    /// Every contract's items' groups (`u32::MAX` for an item that is not priced), back to
+    /// back: contract `i`'s are `item_group[item_start[i]..item_start[i + 1]]` (one flat array,
+    /// not a list per contract: most contracts list no item).
+    item_group: Vec<u32>,
+    item_start: Vec<u32>,
+    /// Every contract's items' unit prices, back to back, the same way.
+    units: Vec<f64>,
+    unit_start: Vec<u32>,
     /// Per group: how many items name each specification word.
     specs: SpecCounts,
 }
@@ -175,41 +178,47 @@ impl ItemBaselines {
         // Per description: (contract, ln unit price), (contract, ln line total), (contract, ln quantity).
         let mut entries: Vec<[Vec<(u32, f64)>; 3]> = Vec::new();
         let mut names: Vec<String> = Vec::new();
-        let mut item_group = Vec::with_capacity(ds.contracts.len());
-        let mut units = Vec::with_capacity(ds.contracts.len());
+        let (mut item_group, mut units) = (Vec::new(), Vec::new());
+        let (mut item_start, mut unit_start) = (Vec::with_capacity(ds.contracts.len() + 1), Vec::new());
+        item_start.push(0u32);
+        unit_start.reserve(ds.contracts.len() + 1);
+        unit_start.push(0u32);
+        let mut key = String::new();
         let mut specs = SpecCounts::default();
         for (i, c) in ds.contracts.iter().enumerate() {
             if c.items.is_empty() {
-                item_group.push(Vec::new());
-                units.push(Vec::new());
+                item_start.push(item_group.len() as u32);
+                unit_start.push(units.len() as u32);
                 continue;
             }
             let u = unit_prices(c);
-            let groups: Vec<u32> = c
-                .items
-                .iter()
-                .zip(&u)
-                .map(|(it, unit)| {
-                    if !unit.is_finite() || is_uninformative(&it.description) {
-                        return u32::MAX;
-                    }
-                    let key = fold(it.description.trim());
-                    let next = ids.len() as u32;
-                    let g = *ids.entry(key).or_insert(next);
-                    if g == next {
+            let groups = c.items.iter().zip(&u).map(|(it, unit)| {
+                if !unit.is_finite() || is_uninformative(&it.description) {
+                    return u32::MAX;
+                }
+                // Folded into one buffer; a key is allocated only for a new description.
+                fold_into(it.description.trim(), &mut key);
+                let g = match ids.get(key.as_str()) {
+                    Some(&g) => g,
+                    None => {
+                        let g = ids.len() as u32;
+                        ids.insert(key.clone(), g);
                         entries.push(Default::default());
                         names.push(it.description.to_string());
+                        g
                     }
-                    let e = &mut entries[g as usize];
-                    e[0].push((i as u32, unit.ln()));
-                    e[1].push((i as u32, (unit * it.quantity).ln()));
-                    e[2].push((i as u32, it.quantity.ln()));
-                    specs.add(g as usize, &spec_words(it));
-                    g
-                })
-                .collect();
-            item_group.push(groups);
-            units.push(u);
+                };
+                let e = &mut entries[g as usize];
+                e[0].push((i as u32, unit.ln()));
+                e[1].push((i as u32, (unit * it.quantity).ln()));
+                e[2].push((i as u32, it.quantity.ln()));
+                specs.add(g as usize, &spec_words(it));
+                g
+            });
+            item_group.extend(groups);
+            item_start.push(item_group.len() as u32);
+            units.extend(u);
+            unit_start.push(units.len() as u32);
         }
         let groups = entries
             .into_iter()
@@ -224,12 +233,22 @@ impl ItemBaselines {
                 ItemGroup { description, size, contracts, median_log, sigma, median_line, sigma_line, median_qty }
             })
             .collect();
-        ItemBaselines { groups, item_group, units, specs }
+        ItemBaselines { groups, item_group, item_start, units, unit_start, specs }
+    }
+
+    /// Contract `i`'s items' groups.
+    fn groups_of(&self, i: usize) -> &[u32] {
+        &self.item_group[self.item_start[i] as usize..self.item_start[i + 1] as usize]
+    }
+
+    /// Contract `i`'s items' unit prices.
+    fn units_of(&self, i: usize) -> &[f64] {
+        &self.units[self.unit_start[i] as usize..self.unit_start[i + 1] as usize]
     }
 
     /// Whether contract `i` has an item in a judging group (then it is judged on unit prices).
     pub fn judges(&self, i: usize) -> bool {
-        self.item_group[i].iter().any(|&g| g != u32::MAX && self.groups[g as usize].judges())
+        self.groups_of(i).iter().any(|&g| g != u32::MAX && self.groups[g as usize].judges())
     }
 
     /// The items of contract `i` flagged by the corroborated test (z-scores above `threshold`,
@@ -238,13 +257,15 @@ impl ItemBaselines {
     pub fn flags(&self, ds: &Dataset, i: usize, threshold: f64, ratio: f64, s: f64) -> Vec<ItemFlag> {
         let (precise, precise_ratio) = (PRECISE.at(s).max(threshold), MIN_RATIO.at(s).ln());
         let c = &ds.contracts[i];
-        let mut out: Vec<ItemFlag> = self.item_group[i]
+        let units = self.units_of(i);
+        let mut out: Vec<ItemFlag> = self
+            .groups_of(i)
             .iter()
             .enumerate()
             .filter(|&(_, &g)| g != u32::MAX && self.groups[g as usize].judges())
             .filter_map(|(k, &g)| {
                 let grp = &self.groups[g as usize];
-                let unit = self.units[i][k];
+                let unit = units[k];
                 let log_ratio = unit.ln() - grp.median_log;
                 let z = log_ratio / grp.sigma;
                 let quantity = c.items[k].quantity;

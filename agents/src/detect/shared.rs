@@ -11,7 +11,7 @@ use chrono::Datelike;
 use super::category::{Category, categorise};
 use super::common::FxBuild;
 use super::contract_text::{may_name_brand, specificity};
-use super::market::{Outside, outside_competition};
+use super::market::{Outside, outside_all};
 use super::peer_groups::{ObjectGroups, learn};
 use super::series::{Grid, OrganMonths, organ_months};
 use crate::agent::{AnalysisError, CancelFlag};
@@ -199,7 +199,7 @@ impl<'a> Shared<'a> {
     /// read once per analysis (it folds every object and supplier name) for the detectors
     /// that leave utilities, leases and public bodies out; split over the cores.
     pub fn outside(&self) -> &[Option<Outside>] {
-        self.outside.get_or_init(|| par_map(&self.ds.contracts, outside_competition))
+        self.outside.get_or_init(|| outside_all(&self.ds.contracts, threads_for(self.ds.contracts.len())))
     }
 
     /// The peer groups learned from the object texts and item descriptions
@@ -289,32 +289,91 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// Threads for a per-contract pass over `n` contracts: one below [`PARALLEL_FROM`], else the
+/// available cores (at most 8).
+pub fn threads_for(n: usize) -> usize {
+    if n < PARALLEL_FROM { 1 } else { super::common::cores().clamp(1, 8) }
+}
+
 /// `f` over every contract, in order, split over the available cores for large datasets.
 fn par_map<T: Send>(cs: &[Contract], f: impl Fn(&Contract) -> T + Sync) -> Vec<T> {
-    let threads = super::common::cores().clamp(1, 8);
-    if cs.len() < PARALLEL_FROM || threads == 1 {
-        return cs.iter().map(&f).collect();
+    par_ranges(cs.len(), threads_for(cs.len()), |from, to| cs[from..to].iter().map(&f).collect())
+}
+
+/// `part(from, to)` over `0..n` cut into `threads` consecutive ranges run on their own
+/// threads, the parts concatenated in order (one range on the calling thread when `threads`
+/// is 1).
+pub fn par_ranges<T: Send>(n: usize, threads: usize, part: impl Fn(usize, usize) -> Vec<T> + Sync) -> Vec<T> {
+    let mut parts = par_parts(n, threads, part);
+    if parts.len() == 1 {
+        return parts.pop().unwrap_or_default();
     }
-    let chunk = cs.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> =
-            cs.chunks(chunk).map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<T>>())).collect();
-        let mut out = Vec::with_capacity(cs.len());
-        for h in handles {
-            match h.join() {
-                Ok(v) => out.extend(v),
-                Err(e) => std::panic::resume_unwind(e),
-            }
-        }
-        out
-    })
+    let mut out = Vec::with_capacity(n);
+    for p in parts {
+        out.extend(p);
+    }
+    out
+}
+
+/// `part(from, to)` over `0..n` cut into at most `threads` consecutive ranges run on their own
+/// threads: one result per range, in order (a single range, on the calling thread, when
+/// `threads` is 1 or `n` below 2).
+pub fn par_parts<T: Send>(n: usize, threads: usize, part: impl Fn(usize, usize) -> T + Sync) -> Vec<T> {
+    if threads <= 1 || n < 2 {
+        return vec![part(0, n)];
+    }
+    let chunk = n.div_ceil(threads);
+    let ranges: Vec<(usize, usize)> = (0..n).step_by(chunk).map(|from| (from, (from + chunk).min(n))).collect();
+    par_each(ranges, threads, |(from, to)| part(from, to))
+}
+
+/// `f` over every item on `threads` worker threads, each taking the next item when it is
+/// free (an item is dropped as soon as its worker is done with it); the results in the
+/// items' order.
+pub fn par_each<I: Send, T: Send>(items: Vec<I>, threads: usize, f: impl Fn(I) -> T + Sync) -> Vec<T> {
+    if threads <= 1 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let count = items.len();
+    let slots: Vec<std::sync::Mutex<Option<I>>> = items.into_iter().map(|i| std::sync::Mutex::new(Some(i))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, slots, next) = (&f, &slots, &next);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.min(count))
+            .map(|_| {
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(slot) = slots.get(k) else { break };
+                        let item = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                        if let Some(item) = item {
+                            out.push((k, f(item)));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_unstable_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::contract;
+
+    #[test]
+    fn parallel_parts_come_back_in_order() {
+        let squares = par_each((0..100u64).collect(), 3, |x| x * x);
+        assert_eq!(squares, (0..100u64).map(|x| x * x).collect::<Vec<_>>());
+        assert_eq!(par_ranges(10, 3, |a, b| (a..b).collect()), (0..10).collect::<Vec<usize>>());
+        assert_eq!(par_parts(10, 4, |a, b| (a, b)), vec![(0, 3), (3, 6), (6, 9), (9, 10)]);
+        assert_eq!(par_parts(0, 4, |a, b| (a, b)), vec![(0, 0)]);
+    }
 
     #[test]
     fn facts_are_computed_once_and_match_the_direct_computation() {

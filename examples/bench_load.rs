@@ -1,0 +1,212 @@
+//! Load benchmark of the release binary over loopback; prints figures, asserts nothing.
+//!
+//! `cargo build --release && cargo run --release --example bench_load`
+//!
+//! Installs `wrk` (Debian package) when it is missing, starts `target/release/vigia serve` on a
+//! free port with a temporary data directory (demo mode, rate limits off, a bootstrap admin),
+//! and measures:
+//! - `GET /health/live` and `GET /api/v1/investigations/{id}/status` with a JWT, requests per
+//!   second with wrk (2 threads, 64 connections, 10 s each);
+//! - investigations started and completed per second over demo data (2,000 runs of 200
+//!   contracts, 64 in flight, each start followed until its terminal status);
+//! - 1,000 SSE streams held open at once on running investigations, and the server's RSS
+//!   before and while they are open.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+const EMAIL: &str = "bench@vigia.test";
+const PASSWORD: &str = "bench-password-123";
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// The release binary beside this example (`target/release/examples/..` -> `target/release/vigia`).
+fn binary() -> anyhow::Result<std::path::PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().and_then(|p| p.parent()).ok_or_else(|| anyhow::anyhow!("no target directory"))?;
+    Ok(dir.join("vigia"))
+}
+
+fn serve(dir: &std::path::Path, port: u16, records: usize) -> anyhow::Result<Child> {
+    Ok(Command::new(binary()?)
+        .arg("serve")
+        .env_clear()
+        .env("VIGIA_CONFIG", "/dev/null")
+        .env("VIGIA_ADDR", format!("127.0.0.1:{port}"))
+        .env("VIGIA_DATA_DIR", dir)
+        .env("VIGIA__DEMO__RECORDS", records.to_string())
+        .env("VIGIA__RATE_LIMIT__ENABLED", "false")
+        .env("VIGIA__INVESTIGATIONS__MAX_CONCURRENT", "4096")
+        .env("VIGIA_ADMIN_EMAIL", EMAIL)
+        .env("VIGIA_ADMIN_PASSWORD", PASSWORD)
+        .env("VIGIA_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?)
+}
+
+fn rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Installs wrk when missing; whether it can run.
+fn ensure_wrk() -> bool {
+    let found = || Command::new("wrk").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if found() {
+        return true;
+    }
+    println!("installing wrk (Debian package)...");
+    let _ = Command::new("apt-get").args(["install", "-y", "-q", "wrk"]).stdout(Stdio::null()).status();
+    found()
+}
+
+/// Requests per second wrk reports for `url`.
+fn wrk(url: &str, token: Option<&str>) -> anyhow::Result<f64> {
+    let mut cmd = Command::new("wrk");
+    cmd.args(["-t2", "-c64", "-d10s", "--latency"]);
+    if let Some(t) = token {
+        cmd.args(["-H", &format!("Authorization: Bearer {t}")]);
+    }
+    let out = cmd.arg(url).output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let non_2xx = text.lines().find(|l| l.contains("Non-2xx")).map(str::trim).unwrap_or("all 2xx");
+    let rps = text
+        .lines()
+        .find(|l| l.starts_with("Requests/sec:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("wrk printed no rate:\n{text}"))?;
+    println!("    ({non_2xx})");
+    Ok(rps)
+}
+
+async fn wait_ready(client: &reqwest::Client, base: &str) -> anyhow::Result<()> {
+    for _ in 0..2000 {
+        if client.get(format!("{base}/health/ready")).send().await.is_ok_and(|r| r.status() == 200) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    anyhow::bail!("the server never became ready")
+}
+
+async fn start(client: &reqwest::Client, base: &str, token: &str) -> anyhow::Result<String> {
+    let body = json!({"query": "contratos da saúde", "data_source": "portal_transparencia"});
+    let r: Value =
+        client.post(format!("{base}/api/v1/investigations/start")).bearer_auth(token).json(&body).send().await?.json().await?;
+    r["investigation_id"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no id in {r}"))
+}
+
+async fn wait_done(client: &reqwest::Client, base: &str, token: &str, id: &str) -> anyhow::Result<()> {
+    loop {
+        let s: Value = client
+            .get(format!("{base}/api/v1/investigations/{id}/status"))
+            .bearer_auth(token)
+            .send()
+            .await?
+            .json()
+            .await?;
+        if !matches!(s["status"].as_str(), Some("pending" | "processing")) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn login(client: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let r: Value = client
+        .post(format!("{base}/api/v1/auth/login"))
+        .json(&json!({"email": EMAIL, "senha": PASSWORD}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    r["token_acesso"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no token in {r}"))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    println!("machine: {} cores, {}", std::thread::available_parallelism()?.get(), std::env::consts::ARCH);
+    let client = reqwest::Client::builder().pool_max_idle_per_host(256).build()?;
+
+    // Request rates and investigations per second over small demo datasets.
+    let dir = tempfile::tempdir()?;
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = serve(dir.path(), port, 200)?;
+    wait_ready(&client, &base).await?;
+    let token = login(&client, &base).await?;
+    let id = start(&client, &base, &token).await?;
+    wait_done(&client, &base, &token, &id).await?;
+    if ensure_wrk() {
+        println!("GET /health/live: {:.0} req/s", wrk(&format!("{base}/health/live"), None)?);
+        let status = format!("{base}/api/v1/investigations/{id}/status");
+        println!("GET status with a JWT: {:.0} req/s", wrk(&status, Some(&token))?);
+    } else {
+        println!("wrk is not installed and could not be installed: request rates skipped");
+    }
+    let runs = 2_000;
+    let began = Instant::now();
+    let done = futures::stream::iter(0..runs)
+        .map(|_| {
+            let (client, base, token) = (client.clone(), base.clone(), token.clone());
+            async move {
+                let id = start(&client, &base, &token).await?;
+                wait_done(&client, &base, &token, &id).await
+            }
+        })
+        .buffer_unordered(64)
+        .filter(|r| futures::future::ready(r.is_ok()))
+        .count()
+        .await;
+    let secs = began.elapsed().as_secs_f64();
+    println!("investigations of 200 demo contracts, 64 in flight: {done}/{runs} completed in {secs:.2} s = {:.0}/s", done as f64 / secs);
+    server.kill()?;
+    server.wait()?;
+
+    // 1,000 SSE streams on running investigations (each run generates 300,000 contracts, so it
+    // lasts long enough for every stream to be open at once).
+    let dir = tempfile::tempdir()?;
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = serve(dir.path(), port, 300_000)?;
+    wait_ready(&client, &base).await?;
+    let token = login(&client, &base).await?;
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        ids.push(start(&client, &base, &token).await?);
+    }
+    // The runs' data is generated by now: what grows from here is mostly the streams.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = rss_mb(server.id());
+    let streams = 1_000;
+    let mut open = Vec::with_capacity(streams);
+    for k in 0..streams {
+        let url = format!("{base}/api/v1/investigations/stream/{}", ids[k % ids.len()]);
+        let resp = client.get(url).bearer_auth(&token).header("accept", "text/event-stream").send().await?;
+        open.push(resp.bytes_stream());
+    }
+    let mut first = 0;
+    for s in open.iter_mut() {
+        if tokio::time::timeout(Duration::from_secs(5), s.next()).await.is_ok() {
+            first += 1;
+        }
+    }
+    let during = rss_mb(server.id());
+    println!(
+        "{streams} SSE streams open ({first} delivered an event): server RSS {:.1} MB with the 4 runs going, {:.1} MB with the streams open too",
+        before.unwrap_or(f64::NAN),
+        during.unwrap_or(f64::NAN)
+    );
+    drop(open);
+    server.kill()?;
+    server.wait()?;
+    Ok(())
+}
