@@ -99,8 +99,14 @@ async fn wait_ready(client: &reqwest::Client, base: &str) -> anyhow::Result<()> 
 
 async fn start(client: &reqwest::Client, base: &str, token: &str) -> anyhow::Result<String> {
     let body = json!({"query": "contratos da saúde", "data_source": "portal_transparencia"});
-    let r: Value =
-        client.post(format!("{base}/api/v1/investigations/start")).bearer_auth(token).json(&body).send().await?.json().await?;
+    let r: Value = client
+        .post(format!("{base}/api/v1/investigations/start"))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await?
+        .json()
+        .await?;
     r["investigation_id"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no id in {r}"))
 }
 
@@ -167,7 +173,10 @@ async fn main() -> anyhow::Result<()> {
         .count()
         .await;
     let secs = began.elapsed().as_secs_f64();
-    println!("investigations of 200 demo contracts, 64 in flight: {done}/{runs} completed in {secs:.2} s = {:.0}/s", done as f64 / secs);
+    println!(
+        "investigations of 200 demo contracts, 64 in flight: {done}/{runs} completed in {secs:.2} s = {:.0}/s",
+        done as f64 / secs
+    );
     server.kill()?;
     server.wait()?;
 

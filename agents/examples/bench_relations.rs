@@ -8,7 +8,10 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use vigia_agents::demo::{DemoData, DemoSpec, generate};
-use vigia_agents::detect::{bid_rigging, compliance_rules, phantom, relationships, splitting};
+use vigia_agents::detect::{
+    compliance::compliance_rules, compliance::splitting, relationship::bid_rigging, relationship::phantom,
+    relationship::relationships,
+};
 use vigia_agents::{AnomalyType, CancelFlag, DetectionParams, engine};
 
 const MINE: [&str; 5] =

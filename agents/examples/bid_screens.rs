@@ -9,9 +9,9 @@
 use std::collections::BTreeSet;
 
 use vigia_agents::detect::Detector;
-use vigia_agents::detect::bid_auctions::MIN_SCREENS;
-use vigia_agents::detect::bid_rigging::BidRigging;
-use vigia_agents::detect::bid_screens::{Screen, Screens, screen};
+use vigia_agents::detect::relationship::bid_auctions::MIN_SCREENS;
+use vigia_agents::detect::relationship::bid_rigging::BidRigging;
+use vigia_agents::detect::relationship::bid_screens::{Screen, Screens, screen};
 use vigia_agents::model::bidding::Bidding;
 use vigia_agents::model::dataset::Dataset;
 use vigia_agents::model::lances::{biddings_from_comprasnet_csv, labelled_bidders};

@@ -23,10 +23,10 @@
 
 use std::time::Instant;
 
+use vigia_agents::agents::roster::AgentId;
 use vigia_agents::demo::{DemoSpec, generate};
 use vigia_agents::detect::shared::Shared;
 use vigia_agents::detect::{NAMES, all};
-use vigia_agents::registry::AgentId;
 use vigia_agents::{AnalysisContext, CancelFlag, Dataset, DetectionParams, FindingsCache, engine, instantiate};
 
 /// `VmHWM` (peak resident set) in MiB, if the platform has it.

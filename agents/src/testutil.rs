@@ -4,9 +4,13 @@
 
 use chrono::NaiveDate;
 
-use crate::agent::{Agent, AnalysisContext, AnalysisError, CancelFlag};
+use crate::agents::Agent;
+
+use crate::cancel::{AnalysisError, CancelFlag};
+
 use crate::demo::{DemoData, DemoSpec, Planted, Scheme, generate};
 use crate::detect;
+use crate::detect::context::AnalysisContext;
 use crate::model::anomaly::Anomaly;
 use crate::model::contract::{Contract, Organ, Party, Unit};
 use crate::model::params::DetectionParams;
@@ -50,19 +54,19 @@ pub fn analyse_cancelled(agent: &dyn Agent, contracts: usize) -> Result<AgentOut
 pub fn detector_of(scheme: Scheme) -> &'static str {
     use Scheme::*;
     match scheme {
-        Overprice => detect::price::NAME,
-        RepeatedContract | CopiedContract => detect::duplicates::NAME,
-        Concentration => detect::concentration::NAME,
-        DecemberRush => detect::temporal::NAME,
-        MonthSpike | DayBurst => detect::spikes::NAME,
-        LevelShift => detect::regime::NAME,
-        Cadence => detect::periodicity::NAME,
-        RoundedValues => detect::round_values::NAME,
-        FirstDigits => detect::benford::NAME,
-        ShortContract => detect::short_contract::NAME,
-        DateError => detect::dates::NAME,
-        VagueObject => detect::text_flags::VAGUE,
-        BrandRequirement => detect::text_flags::BRAND,
+        Overprice => detect::price::zscore::NAME,
+        RepeatedContract | CopiedContract => detect::pattern::duplicates::NAME,
+        Concentration => detect::pattern::concentration::NAME,
+        DecemberRush => detect::temporal::end_of_year::NAME,
+        MonthSpike | DayBurst => detect::temporal::spikes::NAME,
+        LevelShift => detect::temporal::regime::NAME,
+        Cadence => detect::temporal::periodicity::NAME,
+        RoundedValues => detect::pattern::round_values::NAME,
+        FirstDigits => detect::pattern::benford::NAME,
+        ShortContract => detect::pattern::short_contract::NAME,
+        DateError => detect::temporal::dates::NAME,
+        VagueObject => detect::pattern::text_flags::VAGUE,
+        BrandRequirement => detect::pattern::text_flags::BRAND,
         DispensaOverLimit
         | IllegalAddition
         | SanctionedSigning
@@ -70,11 +74,11 @@ pub fn detector_of(scheme: Scheme) -> &'static str {
         | ExtinctModality
         | UnjustifiedInexigibilidade
         | ReleaseAboveAgreed
-        | SanctionedGrantee => detect::compliance_rules::NAME,
-        SplitPurchase => detect::splitting::NAME,
-        PhantomSupplier => detect::phantom::NAME,
-        BidRing => detect::bid_rigging::NAME,
-        RelatedBidders | ServantPartner => detect::relationships::NAME,
+        | SanctionedGrantee => detect::compliance::compliance_rules::NAME,
+        SplitPurchase => detect::compliance::splitting::NAME,
+        PhantomSupplier => detect::relationship::phantom::NAME,
+        BidRing => detect::relationship::bid_rigging::NAME,
+        RelatedBidders | ServantPartner => detect::relationship::relationships::NAME,
     }
 }
 

@@ -12,10 +12,9 @@ use futures::stream::FuturesUnordered;
 use ractor::ActorRef;
 use ractor::rpc::CallResult;
 use tokio::sync::{mpsc, watch};
+use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
-use vigia_agents::{
-    AgentId, AgentOutput, Anomaly, AnomalyType, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache,
-};
+use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
 
 use super::emitter::Emitter;
 use super::events::EventHub;
@@ -85,17 +84,6 @@ enum Outcome {
     Cancelled(Option<Box<Results>>),
     Failed(ErrorInfo),
 }
-
-/// The anomaly types each analysing agent looks for.
-const COVERAGE: &[(AgentId, &[AnomalyType])] = &[
-    (AgentId::Zumbi, &[AnomalyType::PriceAnomaly, AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]),
-    (AgentId::Anita, &[AnomalyType::PatternAnomaly, AnomalyType::TemporalAnomaly]),
-    (AgentId::Oxossi, &[AnomalyType::PatternAnomaly, AnomalyType::RelationshipAnomaly]),
-    (AgentId::Bonifacio, &[AnomalyType::ComplianceViolation]),
-    (AgentId::Machado, &[AnomalyType::PatternAnomaly, AnomalyType::ComplianceViolation]),
-    (AgentId::Ceuci, &[AnomalyType::TemporalAnomaly]),
-    (AgentId::Obaluaie, &[AnomalyType::RelationshipAnomaly]),
-];
 
 /// Which agents analyse an investigation: the implemented ones whose analyses cover a wanted
 /// type, in a fixed order (so results are identical for identical input).

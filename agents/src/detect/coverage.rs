@@ -142,8 +142,8 @@ pub fn snapshot(ds: &Dataset, grid: &Grid, series: &[OrganMonths<'_>]) -> Option
 /// the detectors read it from their shared grid through [`Coverage::of`]). Linear.
 pub fn snapshot_of(
     ds: &Dataset,
-    cancel: &crate::agent::CancelFlag,
-) -> Result<Option<Snapshot>, crate::agent::AnalysisError> {
+    cancel: &crate::cancel::CancelFlag,
+) -> Result<Option<Snapshot>, crate::cancel::AnalysisError> {
     let (grid, series) = super::series::organ_months(ds, cancel)?;
     Ok(snapshot(ds, &grid, &series))
 }

@@ -1,9 +1,9 @@
 //! Tests of the coverage rules, and hand-made series the series detectors' tests share.
 
 use super::*;
-use crate::agent::CancelFlag;
+use crate::cancel::CancelFlag;
 use crate::detect::series::organ_months;
-use crate::detect::{forecast, regime, spikes, temporal};
+use crate::detect::{temporal::end_of_year, temporal::forecast, temporal::regime, temporal::spikes};
 use crate::model::contract::Contract;
 use crate::model::params::DetectionParams;
 use crate::testutil::contract;
@@ -66,7 +66,7 @@ fn a_download_of_one_publication_month_has_no_series_to_judge() {
     assert!(spans.iter().all(Option::is_none));
     let ds = Dataset::from_contracts(publication_month());
     let p = DetectionParams { sensitivity: 1.0, ..DetectionParams::default() };
-    for name in [spikes::NAME, regime::NAME, forecast::NAME, temporal::NAME] {
+    for name in [spikes::NAME, regime::NAME, forecast::NAME, end_of_year::NAME] {
         let found = crate::detect::by_name(name).unwrap().run(&ds, &p, &CancelFlag::new()).unwrap();
         assert!(found.is_empty(), "{name}: {found:?}");
     }

@@ -1,33 +1,22 @@
-//! The anomaly detectors, one per file, behind one trait: the spec's four built-in heuristics
-//! (price z-score, supplier concentration, end-of-year rush, duplicate contracts), the pattern,
-//! temporal and text detectors (round values, first digits, learned outliers, short continuing
-//! services, spikes, regime changes, periodicity, dates, forecasts, vague objects, brands) and the relationship and
-//! compliance detectors. How sensitivity moves every threshold: [`sensitivity`]; facts several
-//! detectors share within one analysis: [`shared`].
+//! The detection engine ([`engine`]) and the anomaly detectors behind one trait, grouped by
+//! what they find: [`price`], [`pattern`], [`temporal`], [`relationship`], [`compliance`] (one
+//! detector a file). Beside the groups, the pieces they share: how sensitivity moves every
+//! threshold ([`sensitivity`]), facts several detectors share within one analysis
+//! ([`shared`]), building anomalies ([`finding`]), statistics, learned peer groups, the law
+//! tables ([`legal`], [`legal_basis`], [`legal_grounds`], [`law_limits`]) and the findings
+//! cache ([`findings`]). Registration is here: [`NAMES`] and [`by_name`]. Detectors know
+//! nothing of agents or of demo data.
 
-pub mod agreement_rules;
-pub mod amendment_rule;
-pub mod benford;
-pub mod bid_auctions;
-pub mod bid_markets;
-pub mod bid_rigging;
-pub mod bid_screens;
 pub mod category;
 pub mod common;
-pub mod compliance_rules;
-pub mod concentration;
+pub mod compliance;
+pub mod context;
 pub mod contract_text;
 pub mod coverage;
-pub mod dates;
-pub mod dispensa_rule;
 pub mod distributions;
-pub mod doc_freq;
-pub mod duplicates;
-pub mod duplicates_cross;
+pub mod engine;
 pub mod finding;
-pub mod forecast;
-pub mod item_lines;
-pub mod item_specs;
+pub mod findings;
 pub mod law_limits;
 pub mod learn;
 pub mod legal;
@@ -35,33 +24,17 @@ pub mod legal_basis;
 pub mod legal_grounds;
 pub mod market;
 pub mod object_signature;
-pub mod outliers;
+pub mod pattern;
 pub mod peer_groups;
-pub mod periodicity;
-pub mod phantom;
 pub mod price;
-pub mod price_baselines;
-pub mod price_groups;
-pub mod price_item_finding;
-pub mod price_items;
-pub mod regime;
-pub mod relationships;
-pub mod round_values;
-pub mod sanction_rule;
+pub mod relationship;
 pub mod sensitivity;
 pub mod series;
-pub mod service_term;
 pub mod shared;
-pub mod short_contract;
-pub mod simjoin;
-pub mod spikes;
-pub mod spikes_daily;
-pub mod splitting;
 pub mod stats;
 pub mod temporal;
-pub mod text_flags;
 
-use crate::agent::{AnalysisError, CancelFlag};
+use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
@@ -96,26 +69,26 @@ pub trait Detector: Send + Sync {
 
 /// Names of every detector, in the order [`all`] returns them.
 pub const NAMES: &[&str] = &[
-    price::NAME,
-    concentration::NAME,
-    temporal::NAME,
-    duplicates::NAME,
-    compliance_rules::NAME,
-    splitting::NAME,
-    bid_rigging::NAME,
-    relationships::NAME,
-    phantom::NAME,
-    round_values::NAME,
-    benford::NAME,
-    outliers::NAME,
-    short_contract::NAME,
-    spikes::NAME,
-    regime::NAME,
-    periodicity::NAME,
-    dates::NAME,
-    forecast::NAME,
-    text_flags::VAGUE,
-    text_flags::BRAND,
+    price::zscore::NAME,
+    pattern::concentration::NAME,
+    temporal::end_of_year::NAME,
+    pattern::duplicates::NAME,
+    compliance::compliance_rules::NAME,
+    compliance::splitting::NAME,
+    relationship::bid_rigging::NAME,
+    relationship::relationships::NAME,
+    relationship::phantom::NAME,
+    pattern::round_values::NAME,
+    pattern::benford::NAME,
+    pattern::outliers::NAME,
+    pattern::short_contract::NAME,
+    temporal::spikes::NAME,
+    temporal::regime::NAME,
+    temporal::periodicity::NAME,
+    temporal::dates::NAME,
+    temporal::forecast::NAME,
+    pattern::text_flags::VAGUE,
+    pattern::text_flags::BRAND,
 ];
 
 /// Every detector.
@@ -126,26 +99,26 @@ pub fn all() -> Vec<Box<dyn Detector>> {
 /// The detector with this name.
 pub fn by_name(name: &str) -> Option<Box<dyn Detector>> {
     match name {
-        price::NAME => Some(Box::new(price::PriceZScore)),
-        concentration::NAME => Some(Box::new(concentration::SupplierConcentration)),
-        temporal::NAME => Some(Box::new(temporal::EndOfYear)),
-        duplicates::NAME => Some(Box::new(duplicates::DuplicateContracts)),
-        compliance_rules::NAME => Some(Box::new(compliance_rules::ComplianceRules)),
-        splitting::NAME => Some(Box::new(splitting::PurchaseSplitting)),
-        bid_rigging::NAME => Some(Box::new(bid_rigging::BidRigging)),
-        relationships::NAME => Some(Box::new(relationships::RelationshipNetwork)),
-        phantom::NAME => Some(Box::new(phantom::PhantomSuppliers)),
-        round_values::NAME => Some(Box::new(round_values::RoundValues)),
-        benford::NAME => Some(Box::new(benford::BenfordFirstDigit)),
-        outliers::NAME => Some(Box::new(outliers::LearnedOutlier)),
-        short_contract::NAME => Some(Box::new(short_contract::ShortContract)),
-        spikes::NAME => Some(Box::new(spikes::SpendingSpike)),
-        regime::NAME => Some(Box::new(regime::RegimeChange)),
-        periodicity::NAME => Some(Box::new(periodicity::UnnaturalPeriodicity)),
-        dates::NAME => Some(Box::new(dates::DateInconsistency)),
-        forecast::NAME => Some(Box::new(forecast::ForecastDeviation)),
-        text_flags::VAGUE => Some(Box::new(text_flags::VagueObject)),
-        text_flags::BRAND => Some(Box::new(text_flags::BrandRestriction)),
+        price::zscore::NAME => Some(Box::new(price::zscore::PriceZScore)),
+        pattern::concentration::NAME => Some(Box::new(pattern::concentration::SupplierConcentration)),
+        temporal::end_of_year::NAME => Some(Box::new(temporal::end_of_year::EndOfYear)),
+        pattern::duplicates::NAME => Some(Box::new(pattern::duplicates::DuplicateContracts)),
+        compliance::compliance_rules::NAME => Some(Box::new(compliance::compliance_rules::ComplianceRules)),
+        compliance::splitting::NAME => Some(Box::new(compliance::splitting::PurchaseSplitting)),
+        relationship::bid_rigging::NAME => Some(Box::new(relationship::bid_rigging::BidRigging)),
+        relationship::relationships::NAME => Some(Box::new(relationship::relationships::RelationshipNetwork)),
+        relationship::phantom::NAME => Some(Box::new(relationship::phantom::PhantomSuppliers)),
+        pattern::round_values::NAME => Some(Box::new(pattern::round_values::RoundValues)),
+        pattern::benford::NAME => Some(Box::new(pattern::benford::BenfordFirstDigit)),
+        pattern::outliers::NAME => Some(Box::new(pattern::outliers::LearnedOutlier)),
+        pattern::short_contract::NAME => Some(Box::new(pattern::short_contract::ShortContract)),
+        temporal::spikes::NAME => Some(Box::new(temporal::spikes::SpendingSpike)),
+        temporal::regime::NAME => Some(Box::new(temporal::regime::RegimeChange)),
+        temporal::periodicity::NAME => Some(Box::new(temporal::periodicity::UnnaturalPeriodicity)),
+        temporal::dates::NAME => Some(Box::new(temporal::dates::DateInconsistency)),
+        temporal::forecast::NAME => Some(Box::new(temporal::forecast::ForecastDeviation)),
+        pattern::text_flags::VAGUE => Some(Box::new(pattern::text_flags::VagueObject)),
+        pattern::text_flags::BRAND => Some(Box::new(pattern::text_flags::BrandRestriction)),
         _ => None,
     }
 }

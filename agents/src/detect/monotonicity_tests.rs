@@ -9,22 +9,23 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
-use crate::agent::CancelFlag;
+use crate::cancel::CancelFlag;
 use crate::demo::{DemoSpec, generate};
+use crate::detect::engine;
 use crate::detect::{
-    benford, compliance_rules, concentration, dates, duplicates, forecast, outliers, periodicity, price, regime,
-    round_values, short_contract, spikes, temporal, text_flags,
+    compliance::compliance_rules, pattern::benford, pattern::concentration, pattern::duplicates, pattern::outliers,
+    pattern::round_values, pattern::short_contract, pattern::text_flags, price::zscore, temporal::dates,
+    temporal::end_of_year, temporal::forecast, temporal::periodicity, temporal::regime, temporal::spikes,
 };
-use crate::engine;
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
 
 /// Every detector whose sensitivity semantics this crate's pattern side owns, and the legal
 /// rules.
 const OWN: &[&str] = &[
-    price::NAME,
+    zscore::NAME,
     concentration::NAME,
-    temporal::NAME,
+    end_of_year::NAME,
     duplicates::NAME,
     round_values::NAME,
     benford::NAME,

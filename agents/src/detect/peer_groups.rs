@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use super::common::FxBuild;
 use super::object_signature::{contract_terms, for_each_term, term_hash};
 use super::shared::par_each;
-use crate::agent::{AnalysisError, CancelFlag};
+use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 

@@ -9,7 +9,7 @@ use chrono::{Datelike, NaiveDate};
 
 use super::common::FxBuild;
 use super::stats::median_in_place;
-use crate::agent::{AnalysisError, CancelFlag};
+use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::dataset::Dataset;
 
 /// Longest grid built, in months (40 years); older contracts are left out.

@@ -14,8 +14,8 @@ use super::contract_text::{may_name_brand, specificity};
 use super::market::{Outside, outside_all};
 use super::peer_groups::{ObjectGroups, learn};
 use super::series::{Grid, OrganMonths, organ_months};
-use crate::agent::{AnalysisError, CancelFlag};
-use crate::findings::FindingsCache;
+use crate::cancel::{AnalysisError, CancelFlag};
+use crate::detect::findings::FindingsCache;
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
 

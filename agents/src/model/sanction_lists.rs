@@ -1,7 +1,7 @@
 //! Reading sanctions lists published as CSV into [`Sanction`]s, each format told by its header:
 //!
 //! - the CEIS snapshot reduced to `cnpjcpf,nome,tipo,data_final,nome_do_orgao,uf` (no start
-//!   date: a match against it is undecidable, see [`crate::detect::sanction_rule`]);
+//!   date: a match against it is undecidable, see [`crate::detect::compliance::sanction_rule`]);
 //! - the CNEP snapshot reduced to `cnpjcpf,nome,tipo,uf,nome_do_orgao,valor_multa` (leading
 //!   zeros of the document dropped, no dates);
 //! - the Portal's full CEIS/CNEP export (`CPF OU CNPJ DO SANCIONADO`, `TIPO SANÇÃO`,

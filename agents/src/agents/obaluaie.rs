@@ -1,0 +1,275 @@
+//! Obaluaiê, the corruption risk detector: runs every detector through the engine and combines
+//! their findings per supplier and per organ into a risk ranking. An entity is reported when
+//! independent detectors (different names) flag it: two or more at sensitivity 0.5 and above,
+//! three below. Its risk is the chance that at least one flag is right,
+//! `1 - prod(1 - confidence_d)` over its detectors `d` (each detector's most confident finding),
+//! times a money factor `0.6 + 0.4 * min(1, log10(1 + R$ at stake) / 7)`, as 0-100.
+//!
+//! Which entities an anomaly concerns: the suppliers and organs it names (primary, related,
+//! `technical_details.supplier` and `.organ`), and the supplier and organ of a contract it is
+//! primarily about.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agents::{Agent, insight};
+
+use crate::cancel::AnalysisError;
+
+use crate::agents::roster::AgentId;
+use crate::detect::common::FxBuild;
+use crate::detect::context::AnalysisContext;
+use crate::detect::engine;
+use crate::model::anomaly::Anomaly;
+use crate::model::dataset::Dataset;
+use crate::model::report::AgentOutput;
+use crate::text::{format_brl, format_decimal};
+
+/// Entities reported in the insights.
+const TOP: usize = 10;
+
+/// The composite risk agent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Obaluaie;
+
+impl Obaluaie {
+    /// A new risk detector.
+    pub fn new() -> Self {
+        Obaluaie
+    }
+}
+
+/// One entity's combined risk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityRisk {
+    /// `supplier` or `organ`.
+    pub kind: String,
+    /// CNPJ or SIAFI code.
+    pub id: String,
+    /// A name.
+    pub name: String,
+    /// The detectors that flagged it, with their most confident finding's confidence.
+    pub detectors: BTreeMap<String, f64>,
+    /// Ids of the anomalies behind it.
+    pub anomalies: Vec<String>,
+    /// Money at stake over its anomalies.
+    pub at_stake: f64,
+    /// 0-100.
+    pub risk: f64,
+}
+
+/// Independent detectors needed to report an entity at this sensitivity.
+pub fn flags_needed(sensitivity: f64) -> usize {
+    if sensitivity >= 0.5 { 2 } else { 3 }
+}
+
+/// Suppliers and organs an anomaly concerns, with names.
+fn entities(
+    a: &Anomaly,
+    contracts: &HashMap<&str, usize, FxBuild>,
+    ds: &Dataset,
+) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    for e in std::iter::once(&a.affected_entities.primary).chain(a.affected_entities.related.iter()) {
+        if e.kind == "supplier" || e.kind == "organ" {
+            out.insert((e.kind.clone(), e.id.clone(), e.name.clone()));
+        }
+    }
+    for kind in ["supplier", "organ"] {
+        if let Some(id) = a.technical_details.get(kind).and_then(Value::as_str).filter(|s| !s.is_empty())
+            && !out.iter().any(|(k, i, _)| k == kind && i == id)
+        {
+            out.insert((kind.to_string(), id.to_string(), String::new()));
+        }
+    }
+    let p = &a.affected_entities.primary;
+    if p.kind == "contract"
+        && let Some(&i) = contracts.get(p.id.as_str())
+    {
+        let c = &ds.contracts[i];
+        if !c.supplier.document.is_empty() {
+            out.insert((
+                "supplier".into(),
+                c.supplier.document.clone().to_string(),
+                c.supplier.name.clone().to_string(),
+            ));
+        }
+        out.insert(("organ".into(), c.organ.code.clone().to_string(), c.organ.name.clone().to_string()));
+    }
+    // One name per entity: keep the named entry when both exist.
+    let mut named: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (k, i, n) in out {
+        let e = named.entry((k, i)).or_default();
+        if e.is_empty() {
+            *e = n;
+        }
+    }
+    named.into_iter().map(|((k, i), n)| (k, i, n)).collect()
+}
+
+/// The ranking: entities flagged by at least `min_detectors` detectors, riskiest first.
+pub fn risk_ranking(ds: &Dataset, anomalies: &[Anomaly], min_detectors: usize) -> Vec<EntityRisk> {
+    let contracts: HashMap<&str, usize, FxBuild> =
+        ds.contracts.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let mut by_entity: BTreeMap<(String, String), EntityRisk> = BTreeMap::new();
+    for a in anomalies {
+        for (kind, id, name) in entities(a, &contracts, ds) {
+            let e = by_entity.entry((kind.clone(), id.clone())).or_insert_with(|| EntityRisk {
+                kind,
+                id,
+                name: String::new(),
+                detectors: BTreeMap::new(),
+                anomalies: Vec::new(),
+                at_stake: 0.0,
+                risk: 0.0,
+            });
+            if e.name.is_empty() {
+                e.name = name;
+            }
+            let d = e.detectors.entry(a.detector().to_string()).or_insert(0.0);
+            *d = d.max(a.confidence);
+            e.anomalies.push(a.id.clone());
+            e.at_stake += a.value_at_stake();
+        }
+    }
+    let mut out: Vec<EntityRisk> = by_entity
+        .into_values()
+        .filter(|e| e.detectors.len() >= min_detectors)
+        .map(|mut e| {
+            let clean: f64 = e.detectors.values().map(|c| 1.0 - c.clamp(0.0, 1.0)).product();
+            let money = 0.6 + 0.4 * ((1.0 + e.at_stake.max(0.0)).log10() / 7.0).min(1.0);
+            e.risk = ((1.0 - clean) * money * 1000.0).round() / 10.0;
+            e
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.detectors
+            .len()
+            .cmp(&a.detectors.len())
+            .then(b.risk.total_cmp(&a.risk))
+            .then(b.at_stake.total_cmp(&a.at_stake))
+            .then(a.kind.cmp(&b.kind))
+            .then(a.id.cmp(&b.id))
+    });
+    out
+}
+
+fn label(e: &EntityRisk) -> String {
+    let kind = if e.kind == "organ" { "órgão" } else { "fornecedor" };
+    if e.name.is_empty() { format!("{kind} {}", e.id) } else { format!("{kind} {} ({})", e.name, e.id) }
+}
+
+impl Agent for Obaluaie {
+    fn id(&self) -> AgentId {
+        AgentId::Obaluaie
+    }
+
+    fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
+        (ctx.progress)(0.0);
+        ctx.cancel.check()?;
+        let all = engine::detect_for(ctx, &[])?;
+        (ctx.progress)(0.8);
+        ctx.cancel.check()?;
+        let ranking = risk_ranking(ctx.dataset, &all, flags_needed(ctx.params.sensitivity));
+        let reported: BTreeSet<&str> = ranking.iter().flat_map(|e| e.anomalies.iter().map(String::as_str)).collect();
+        let by_id: HashMap<&str, &Anomaly> = all.iter().map(|a| (a.id.as_str(), a)).collect();
+        let mut insights = Vec::new();
+        let mut recommendations = Vec::new();
+        if ranking.is_empty() {
+            insights.push(insight(
+                AgentId::Obaluaie,
+                format!(
+                    "Nenhum fornecedor ou órgão com sinais de {} ou mais detectores independentes entre {} anomalias",
+                    flags_needed(ctx.params.sensitivity),
+                    all.len()
+                ),
+                0.6,
+                &[],
+            ));
+        } else {
+            let suppliers = ranking.iter().filter(|e| e.kind == "supplier").count();
+            insights.push(insight(
+                AgentId::Obaluaie,
+                format!(
+                    "{} entidades com sinais independentes de risco ({} fornecedores, {} órgãos); a de maior risco é o {} com {} sinais ({}) e risco {} de 100",
+                    ranking.len(),
+                    suppliers,
+                    ranking.len() - suppliers,
+                    label(&ranking[0]),
+                    ranking[0].detectors.len(),
+                    ranking[0].detectors.keys().cloned().collect::<Vec<_>>().join(", "),
+                    format_decimal(ranking[0].risk, 1)
+                ),
+                0.85,
+                &ranking[0].anomalies.iter().filter_map(|id| by_id.get(id.as_str()).copied()).take(20).collect::<Vec<_>>(),
+            ));
+            for (rank, e) in ranking.iter().take(TOP).enumerate() {
+                let evidence: Vec<&Anomaly> =
+                    e.anomalies.iter().filter_map(|id| by_id.get(id.as_str()).copied()).take(20).collect();
+                let confidence = e.detectors.values().copied().fold(0.0, f64::max);
+                insights.push(insight(
+                    AgentId::Obaluaie,
+                    format!(
+                        "{}º: {} — {} sinais independentes ({}), {} em risco, risco {} de 100",
+                        rank + 1,
+                        label(e),
+                        e.detectors.len(),
+                        e.detectors.keys().cloned().collect::<Vec<_>>().join(", "),
+                        format_brl(e.at_stake),
+                        format_decimal(e.risk, 1)
+                    ),
+                    confidence,
+                    &evidence,
+                ));
+                if rank < 5 {
+                    recommendations.push(format!(
+                        "Priorizar auditoria integrada do {}: {} detectores independentes apontam problemas ({}), com {} em risco; cruzar os achados antes de novas contratações",
+                        label(e),
+                        e.detectors.len(),
+                        e.detectors.keys().cloned().collect::<Vec<_>>().join(", "),
+                        format_brl(e.at_stake)
+                    ));
+                }
+            }
+        }
+        let mut anomalies: Vec<Anomaly> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
+        anomalies.sort_by(engine::order);
+        (ctx.progress)(1.0);
+        Ok(AgentOutput { anomalies, insights, recommendations })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+    use crate::testutil::analyse_cancelled;
+
+    #[test]
+    fn obaluaie_ranks_entities_flagged_by_several_independent_detectors() {
+        let data = generate(&DemoSpec { seed: 19, contracts: 4000, ..DemoSpec::default() });
+        let params = DetectionParams::default();
+        let cancel = CancelFlag::new();
+        let out = Obaluaie::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
+        let all = engine::detect(&data.dataset, &params, &cancel, &[]).unwrap();
+        let ranking = risk_ranking(&data.dataset, &all, 2);
+        assert!(!ranking.is_empty());
+        assert!(ranking.iter().all(|e| e.detectors.len() >= 2 && (0.0..=100.0).contains(&e.risk)));
+        assert!(ranking.windows(2).all(|w| w[0].detectors.len() >= w[1].detectors.len()));
+        assert!(ranking.iter().any(|e| e.kind == "supplier"), "a supplier with several red flags");
+        assert!(!out.anomalies.is_empty() && out.anomalies.len() <= all.len());
+        assert!(out.insights[0].insight.contains("sinais independentes"));
+        assert!(out.recommendations[0].starts_with("Priorizar auditoria integrada"));
+        assert!(out.insights.iter().all(|i| i.agent == "obaluaie"));
+        assert_eq!(Obaluaie::new().id(), AgentId::Obaluaie);
+    }
+
+    #[test]
+    fn a_cancelled_risk_assessment_returns_cancelled() {
+        assert_eq!(analyse_cancelled(&Obaluaie::new(), 300), Err(AnalysisError::Cancelled));
+    }
+}

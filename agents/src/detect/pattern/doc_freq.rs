@@ -1,0 +1,158 @@
+//! How specific an object text is within its dataset, for `duplicate_contracts`: the number of
+//! contracts each word (numbers included: reference and process numbers are the most specific
+//! words an object has) appears in, kept in a counting table indexed by bits of the word hash
+//! (collisions only merge counts, which can only make a text look less specific).
+//!
+//! Two near-identical objects are only as telling as the rarest word they share: boilerplate
+//! that many contracts carry ("PRESTAÇÃO DE SERVIÇOS DE APOIO ADMINISTRATIVO") says nothing
+//! about which purchase a contract is, however alike two copies of it are. The specificity of a
+//! word found in `df` of `N` texts is `ln(N / df) / ln(N)` (1 for a word of one text, 0 for a
+//! word of all), with `N` at least [`MIN_TEXTS`] so a handful of contracts is not judged on
+//! frequencies it cannot have. Linear in the words; the table is built on several threads.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::model::dataset::Dataset;
+use crate::text::{for_each_word_bytes, for_each_word_hash, is_stopword_bytes};
+
+/// Smallest text count the specificity is computed against.
+pub const MIN_TEXTS: usize = 20;
+/// Largest counting table (16 MiB of counts).
+const MAX_TABLE: usize = 1 << 22;
+/// Datasets at least this large count on several threads.
+const PARALLEL_FROM: usize = 50_000;
+
+/// Word document frequencies of a dataset's object texts.
+pub struct DocFreq {
+    counts: Vec<u32>,
+    mask: usize,
+    texts: usize,
+}
+
+/// The table index of a word hash: bits 24 to 63, so the keys of the similarity join
+/// (`hash >> 24` in their low 40 bits) find their word's count too.
+fn slot(hash_high: u64, mask: usize) -> usize {
+    (hash_high as usize) & mask
+}
+
+impl DocFreq {
+    /// Counts every word of every object text once per text.
+    pub fn build(ds: &Dataset) -> DocFreq {
+        let cs = &ds.contracts;
+        let size = (4 * cs.len()).next_power_of_two().clamp(1024, MAX_TABLE);
+        let mask = size - 1;
+        let table: Vec<AtomicU32> = (0..size).map(|_| AtomicU32::new(0)).collect();
+        let count = |part: &[crate::model::contract::Contract]| {
+            let mut seen: Vec<u64> = Vec::with_capacity(64);
+            for c in part {
+                seen.clear();
+                for_each_word_hash(&c.object, |h| seen.push(h >> 24));
+                seen.sort_unstable();
+                seen.dedup();
+                for &h in &seen {
+                    table[slot(h, mask)].fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        };
+        let threads = crate::detect::common::cores().clamp(1, 8);
+        if cs.len() < PARALLEL_FROM || threads == 1 {
+            count(cs);
+        } else {
+            std::thread::scope(|s| {
+                let count = &count;
+                for part in cs.chunks(cs.len().div_ceil(threads)) {
+                    s.spawn(move || count(part));
+                }
+            });
+        }
+        let counts = table.into_iter().map(AtomicU32::into_inner).collect();
+        DocFreq { counts, mask, texts: cs.len() }
+    }
+
+    /// The texts a word appears in, from the low 40 bits of a join key (`hash >> 24`).
+    pub fn df_of_key(&self, key: u64) -> u32 {
+        self.counts[slot(key & ((1 << 40) - 1), self.mask)]
+    }
+
+    /// The texts a folded word appears in.
+    fn df_of_word(&self, word: &[u8]) -> u32 {
+        let mut key = 0;
+        for_each_word_hash(&String::from_utf8_lossy(word), |h| key = h >> 24);
+        self.df_of_key(key)
+    }
+
+    /// Whether two near-identical objects name different specific things: each has a word the
+    /// other lacks (letters, not a number) with specificity at least `min` (a place, a unit, a
+    /// product: "... NA DPU EM CURITIBA" and "... EM PORTO ALEGRE" are two purchases). Numbers
+    /// (quantities, references) and common words ("AQUISIÇÃO" for "COMPRA") may differ in a
+    /// copy of the same purchase.
+    pub fn name_different_things(&self, a: &str, b: &str, min: f64) -> bool {
+        let words = |s: &str| {
+            let mut v: Vec<Vec<u8>> = Vec::new();
+            for_each_word_bytes(s, |w| {
+                if !w.iter().any(u8::is_ascii_digit) && !is_stopword_bytes(w) {
+                    v.push(w.to_vec());
+                }
+                true
+            });
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (x, y) = (words(a), words(b));
+        let specific_alone = |x: &[Vec<u8>], y: &[Vec<u8>]| {
+            x.iter().filter(|w| y.binary_search(w).is_err()).any(|w| self.specificity(self.df_of_word(w)) >= min)
+        };
+        specific_alone(&x, &y) && specific_alone(&y, &x)
+    }
+
+    /// The specificity of a word found in `df` texts (see the module notes).
+    pub fn specificity(&self, df: u32) -> f64 {
+        let n = self.texts.max(MIN_TEXTS) as f64;
+        let df = f64::from(df.max(1)).min(n);
+        ((n / df).ln() / n.ln()).clamp(0.0, 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::contract;
+
+    #[test]
+    fn boilerplate_is_less_specific_than_a_reference_number() {
+        let mut cs: Vec<_> = (0..200)
+            .map(|i| {
+                contract(&i.to_string(), "PRESTAÇÃO DE SERVIÇOS DE APOIO ADMINISTRATIVO", "S", "1", 1.0, (2024, 1, 1))
+            })
+            .collect();
+        cs.push(contract("x", "PREGÃO 4471/2023 APOIO", "S", "1", 1.0, (2024, 1, 1)));
+        let df = DocFreq::build(&Dataset::from_contracts(cs));
+        let key = |w: &str| {
+            let mut h = 0;
+            for_each_word_hash(w, |x| h = x >> 24);
+            h
+        };
+        assert_eq!(df.df_of_key(key("apoio")), 201);
+        assert_eq!(df.df_of_key(key("4471")), 1);
+        assert!(df.specificity(df.df_of_key(key("apoio"))) < 0.01);
+        assert!(df.specificity(2) > 0.85);
+    }
+
+    #[test]
+    fn two_places_are_different_things_and_a_synonym_or_a_number_is_not() {
+        let mut cs: Vec<_> = (0..200)
+            .map(|i| contract(&i.to_string(), "AQUISIÇÃO DE MATERIAL DE LIMPEZA", "S", "1", 1.0, (2024, 1, 1)))
+            .collect();
+        let a = "MANUTENÇÃO PREDIAL NA UNIDADE DE CURITIBA, LOTE 12";
+        let b = "MANUTENÇÃO PREDIAL NA UNIDADE DE BELÉM, LOTE 13";
+        let c = "MANUTENÇÃO PREDIAL NA UNIDADE DE CURITIBA, LOTE 14, COMPRA";
+        for (k, o) in [a, b, c].iter().enumerate() {
+            cs.push(contract(&format!("x{k}"), o, "S", "1", 1.0, (2024, 1, 1)));
+        }
+        let df = DocFreq::build(&Dataset::from_contracts(cs));
+        assert!(df.name_different_things(a, b, 0.5));
+        assert!(!df.name_different_things(a, c, 0.5), "one side alone has a specific word");
+        assert!(!df.name_different_things(a, &a.replace("12", "99"), 0.5));
+    }
+}

@@ -1,0 +1,16 @@
+//! Patterns in values, suppliers and texts: supplier concentration, duplicate contracts (with
+//! their text statistics and similarity join), round values, first digits, learned outliers and
+//! the contract-text detectors.
+
+pub mod benford;
+pub mod concentration;
+pub mod doc_freq;
+pub mod duplicates;
+pub mod duplicates_cross;
+pub mod item_lines;
+pub mod outliers;
+pub mod round_values;
+pub mod service_term;
+pub mod short_contract;
+pub mod simjoin;
+pub mod text_flags;
