@@ -47,10 +47,13 @@ impl Server {
         self.send(reqwest::Method::POST, "/api/v1/auth/login", None, Some(json!({"email": email, "senha": password})))
             .await
     }
+}
 
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
+impl Drop for Server {
+    /// SIGKILL, also when an assertion fails first (no orphan server outlives the test).
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -81,7 +84,7 @@ async fn every_acknowledged_change_survives_a_kill() {
     let config = json!({"max_loaded_agents": 3, "unload_after_minutes": 7.5});
     let lazy = "/api/v1/admin/agent-lazy-loading";
     assert_eq!(s.send(Method::PUT, &format!("{lazy}/config"), Some(&admin), Some(config)).await.0, 200);
-    s.kill();
+    drop(s); // SIGKILL
 
     let s = Server::start(dir.path(), port).await;
     let (status, _) = s.send(Method::GET, "/api/v1/auth/me", Some(&revoked), None).await;
@@ -96,5 +99,5 @@ async fn every_acknowledged_change_survives_a_kill() {
     let (_, status) = s.send(Method::GET, &format!("{lazy}/status"), Some(&admin), None).await;
     assert_eq!(status["config"]["max_loaded_agents"], 3, "{status}");
     assert_eq!(status["config"]["unload_after_minutes"], 7.5, "{status}");
-    s.kill();
+    drop(s); // SIGKILL
 }
