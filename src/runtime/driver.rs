@@ -98,6 +98,7 @@ pub(crate) fn plan(params: &DetectionParams, implemented: &[AgentId]) -> Vec<Age
 /// Runs one investigation to its end and writes the final state.
 pub(crate) async fn run(deps: DriverDeps, inv: Investigation, control: Arc<RunControl>) {
     let id = inv.id;
+    deps.hub.begin(id);
     let mut em = Emitter::new(deps.store.clone(), deps.hub.clone(), inv);
     let started = std::time::Instant::now();
     let outcome = drive(&deps, &mut em, &control, started).await;

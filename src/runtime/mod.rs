@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorRef};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use vigia_agents::AgentId;
 
 use driver::DriverDeps;
@@ -36,7 +36,7 @@ use reports::*;
 
 use crate::config::AgentsConfig;
 use crate::domain::ports::{DataProvider, InvestigationStore};
-use crate::domain::{Investigation, InvestigationEvent, InvestigationId};
+use crate::domain::{Investigation, InvestigationId};
 
 /// Runtime failures, as the service layer sees them.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -185,7 +185,7 @@ impl RuntimeHandle {
     }
 
     /// Live events of an investigation.
-    pub fn subscribe(&self, id: InvestigationId) -> broadcast::Receiver<InvestigationEvent> {
+    pub fn subscribe(&self, id: InvestigationId) -> events::Subscription {
         self.hub.subscribe(id)
     }
 

@@ -93,6 +93,7 @@ impl HealthService {
                 "source": "portal_transparencia_api",
                 "api_key_configured": true,
                 "latency_ms": (latency.as_secs_f64() * 1000.0 * 10.0).round() / 10.0,
+                "cache": self.provider.cache_size().map(|(pages, bytes)| json!({"pages": pages, "bytes": bytes})),
             }),
             Some(Err(why)) => {
                 tracing::warn!(error = %why, "upstream health check failed");

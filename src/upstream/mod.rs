@@ -2,6 +2,7 @@
 //! cache) and the demo generator, behind the domain's `DataProvider` port. Production mode
 //! uses the API and falls back to demo data when it fails; demo mode uses demo data only.
 
+mod cache;
 mod transparency;
 
 use std::sync::Arc;
@@ -45,6 +46,11 @@ impl Provider {
     /// Whether real data is used.
     pub fn production_mode(&self) -> bool {
         self.api.is_some()
+    }
+
+    /// Pages and bytes the upstream response cache holds (production mode).
+    pub fn cache_size(&self) -> Option<(usize, usize)> {
+        self.api.as_ref().map(|api| api.cache_size())
     }
 
     /// Checks the upstream this deployment reads with one real request (production mode):

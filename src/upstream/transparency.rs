@@ -3,7 +3,6 @@
 //! waits when reached, retries of transient failures honouring `Retry-After`, and a cache of
 //! answers for `cache_ttl_secs`.
 
-use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -16,6 +15,7 @@ use serde_json::Value;
 use vigia_agents::Contract;
 use vigia_agents::model::upstream::contract_from_upstream;
 
+use super::cache::ResponseCache;
 use crate::config::UpstreamConfig;
 
 /// Upstream page size (fixed upstream).
@@ -51,7 +51,7 @@ pub struct TransparencyClient {
     retries: u32,
     max_pages: u32,
     ttl: Duration,
-    cache: Mutex<HashMap<String, (Instant, Vec<Value>)>>,
+    cache: Mutex<ResponseCache>,
 }
 
 impl TransparencyClient {
@@ -79,7 +79,7 @@ impl TransparencyClient {
             retries: cfg.retries,
             max_pages: cfg.max_pages.max(1),
             ttl: Duration::from_secs(cfg.cache_ttl_secs),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(ResponseCache::default()),
         })
     }
 
@@ -125,18 +125,20 @@ impl TransparencyClient {
             let result = self.http.get(&url).send().await;
             let retry_in = match result {
                 Ok(resp) if resp.status().is_success() => {
-                    let rows: Value =
-                        resp.json().await.map_err(|e| UpstreamError::Body(e.without_url().to_string()))?;
+                    let body = resp.bytes().await.map_err(|e| UpstreamError::Body(e.without_url().to_string()))?;
+                    let rows: Value = serde_json::from_slice(&body).map_err(|e| UpstreamError::Body(e.to_string()))?;
                     let rows = match rows {
                         Value::Array(rows) => rows,
                         other => {
                             return Err(UpstreamError::Body(format!("expected a JSON array, got {}", kind(&other))));
                         }
                     };
-                    self.cache
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(path.to_string(), (Instant::now(), rows.clone()));
+                    self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                        path.to_string(),
+                        rows.clone(),
+                        body.len(),
+                        self.ttl,
+                    );
                     return Ok((rows, false));
                 }
                 Ok(resp) => {
@@ -179,9 +181,13 @@ impl TransparencyClient {
         Ok(started.elapsed())
     }
 
+    /// Pages and bytes the response cache holds now.
+    pub fn cache_size(&self) -> (usize, usize) {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).size()
+    }
+
     fn cached(&self, path: &str) -> Option<Vec<Value>> {
-        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache.get(path).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, rows)| rows.clone())
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(path, self.ttl)
     }
 }
 
