@@ -11,6 +11,10 @@
 //!   contracts, 64 in flight, each start followed until its terminal status);
 //! - 1,000 SSE streams held open at once on running investigations, and the server's RSS
 //!   before and while they are open.
+//!
+//! `cargo run --release --example bench_load -- --soak N` instead runs N investigations of 200
+//! demo contracts (64 in flight) and 10,000 failed logins against one server, printing its RSS
+//! and the store's size on disk twenty times along the way (flat after warm-up means bounded).
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -137,10 +141,88 @@ async fn login(client: &reqwest::Client, base: &str) -> anyhow::Result<String> {
     r["token_acesso"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no token in {r}"))
 }
 
+/// Runs `n` investigations, 64 in flight, each followed to its end; how many completed.
+async fn run_many(client: &reqwest::Client, base: &str, token: &str, n: usize) -> usize {
+    futures::stream::iter(0..n)
+        .map(|_| {
+            let (client, base, token) = (client.clone(), base.to_string(), token.to_string());
+            async move {
+                let id = start(&client, &base, &token).await?;
+                wait_done(&client, &base, &token, &id).await
+            }
+        })
+        .buffer_unordered(64)
+        .filter(|r: &anyhow::Result<()>| futures::future::ready(r.is_ok()))
+        .count()
+        .await
+}
+
+/// Bytes under `dir`, recursively.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
+    })
+}
+
+/// N investigations and 10,000 failed logins, RSS and store size twenty times along the way.
+async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = serve(dir.path(), port, 200)?;
+    wait_ready(client, &base).await?;
+    let token = login(client, &base).await?;
+    let step = (runs / 20).max(1);
+    let began = Instant::now();
+    println!("| investigations | failed logins | seconds | server RSS MB | store MB |");
+    println!("|---|---|---|---|---|");
+    let mut done = 0;
+    let mut failed_logins = 0;
+    while done < runs {
+        let batch = step.min(runs - done);
+        run_many(client, &base, &token, batch).await;
+        done += batch;
+        let logins = 10_000 / 20;
+        futures::stream::iter(0..logins)
+            .map(|k| {
+                let (client, base) = (client.clone(), base.clone());
+                async move {
+                    let body = json!({"email": format!("nobody{}@vigia.test", failed_logins + k), "senha": "wrong"});
+                    let _ = client.post(format!("{base}/api/v1/auth/login")).json(&body).send().await;
+                }
+            })
+            .buffer_unordered(64)
+            .for_each(|_| futures::future::ready(()))
+            .await;
+        failed_logins += logins;
+        println!(
+            "| {done} | {failed_logins} | {:.0} | {:.1} | {:.1} |",
+            began.elapsed().as_secs_f64(),
+            rss_mb(server.id()).unwrap_or(f64::NAN),
+            dir_bytes(dir.path()) as f64 / (1024.0 * 1024.0)
+        );
+    }
+    server.kill()?;
+    server.wait()?;
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     println!("machine: {} cores, {}", std::thread::available_parallelism()?.get(), std::env::consts::ARCH);
     let client = reqwest::Client::builder().pool_max_idle_per_host(256).build()?;
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--soak") {
+        let runs = args.get(k + 1).and_then(|n| n.parse().ok()).unwrap_or(100_000);
+        return soak(&client, runs).await;
+    }
 
     // Request rates and investigations per second over small demo datasets.
     let dir = tempfile::tempdir()?;
@@ -160,18 +242,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let runs = 2_000;
     let began = Instant::now();
-    let done = futures::stream::iter(0..runs)
-        .map(|_| {
-            let (client, base, token) = (client.clone(), base.clone(), token.clone());
-            async move {
-                let id = start(&client, &base, &token).await?;
-                wait_done(&client, &base, &token, &id).await
-            }
-        })
-        .buffer_unordered(64)
-        .filter(|r| futures::future::ready(r.is_ok()))
-        .count()
-        .await;
+    let done = run_many(&client, &base, &token, runs).await;
     let secs = began.elapsed().as_secs_f64();
     println!(
         "investigations of 200 demo contracts, 64 in flight: {done}/{runs} completed in {secs:.2} s = {:.0}/s",
