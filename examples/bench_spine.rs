@@ -79,7 +79,7 @@ async fn investigation(n: usize) -> anyhow::Result<()> {
     let core = core_with(n).await?;
     core.runtime.preload_all().await?;
     let mut runs = Vec::new();
-    let mut found = 0;
+    let (mut found, mut agents) = (0, 0);
     for _ in 0..3 {
         let t = Instant::now();
         let started = core.investigations.start(InvestigationRequest::new("contratos"), None).await?;
@@ -87,11 +87,13 @@ async fn investigation(n: usize) -> anyhow::Result<()> {
         futures::pin_mut!(events);
         while events.next().await.is_some() {}
         runs.push(t.elapsed().as_secs_f64() * 1000.0);
-        found = core.investigations.get(started.investigation.id, None)?.anomalies_found();
+        let inv = core.investigations.get(started.investigation.id, None)?;
+        found = inv.anomalies_found();
+        agents = inv.results.as_ref().map_or(0, |r| r.agents_used.len());
     }
     runs.sort_by(f64::total_cmp);
     println!(
-        "{n} contracts: investigation end to end (demo generation + 2 agents + persistence) median {:.0} ms, min {:.0} ms; \
+        "{n} contracts: investigation end to end (demo generation + {agents} agents + persistence) median {:.0} ms, min {:.0} ms; \
          engine alone {engine_ms:.0} ms ({} anomalies); demo generation alone {gen_ms:.0} ms; {found} anomalies reported",
         runs[1],
         runs[0],
