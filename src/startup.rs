@@ -1,7 +1,8 @@
 //! Wiring and the ordered shutdown. `App::build` opens the store, starts the runtime, resumes
 //! interrupted investigations and binds the listener; `run_until_stopped` serves until the
 //! signal, then: stop accepting and end open streams, give running investigations the grace
-//! period (the rest resume at next start), stop the agents, flush the store.
+//! period (the rest resume at next start), stop the agents, flush the store. A retention task
+//! prunes what `[retention]` no longer keeps until shutdown.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -17,6 +18,7 @@ use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
+use crate::service::retention::Retention;
 use crate::service::{
     AdminService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits, Services,
     WhitelistService,
@@ -126,6 +128,8 @@ impl App {
     /// Serves until `signal` resolves, then shuts down in order.
     pub async fn run_until_stopped(self, signal: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let App { listener, state, runtime, store, trigger, config } = self;
+        let retention = Retention::new(store.clone(), config.retention.clone());
+        tokio::spawn(retention.run(state.shutdown.clone()));
         let health = state.services.health.clone();
         let app = http::app(state, config.server.body_limit_bytes);
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();

@@ -38,6 +38,8 @@ pub struct Config {
     pub security: SecurityConfig,
     /// GraphQL limits and switches.
     pub graphql: GraphqlConfig,
+    /// How long finished records are kept.
+    pub retention: RetentionConfig,
 }
 
 /// A configuration that cannot be used; the message names the key.
@@ -153,6 +155,19 @@ impl Config {
         }
         if self.demo.records == 0 {
             return bad("demo.records", "must be at least 1");
+        }
+        let r = &self.retention;
+        for (key, days) in [
+            ("retention.investigations_days", r.investigations_days),
+            ("retention.audit_days", r.audit_days),
+            ("retention.login_attempts_days", r.login_attempts_days),
+        ] {
+            if !(days.is_finite() && days >= 0.0) {
+                return bad(key, "must be a number of days >= 0 (0 keeps records for ever)");
+            }
+        }
+        if !(r.prune_interval_secs.is_finite() && r.prune_interval_secs >= 1.0) {
+            return bad("retention.prune_interval_secs", "must be at least 1 second");
         }
         Ok(())
     }

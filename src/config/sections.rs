@@ -250,3 +250,23 @@ impl Default for GraphqlConfig {
         Self { max_depth: 10, max_complexity: 1000, introspection_enabled: true, playground_enabled: true }
     }
 }
+
+/// `[retention]`: how long finished records are kept; 0 keeps them for ever.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Days a finished investigation (with its events) is kept after it ended.
+    pub investigations_days: f64,
+    /// Days an audit record is kept.
+    pub audit_days: f64,
+    /// Days a login-attempt record is kept after its last throttle ended.
+    pub login_attempts_days: f64,
+    /// Seconds between two pruning passes.
+    pub prune_interval_secs: f64,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        Self { investigations_days: 90.0, audit_days: 365.0, login_attempts_days: 1.0, prune_interval_secs: 3600.0 }
+    }
+}

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod durability;
 pub mod health;
 pub mod investigations;
+pub mod retention;
 pub mod whitelist;
 
 use std::sync::Arc;

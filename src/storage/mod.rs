@@ -9,7 +9,9 @@
 mod audit;
 mod flusher;
 mod investigations;
+mod prune;
 mod sessions;
+pub use prune::Pruned;
 mod settings;
 mod users;
 

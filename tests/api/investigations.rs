@@ -222,3 +222,25 @@ async fn the_cursor_list_walks_from_the_newest_back_to_the_oldest() {
     assert_eq!(bad.status(), 400);
     assert_eq!(bad.json::<Value>().await.unwrap()["error"]["details"]["field"], "cursor");
 }
+
+#[tokio::test]
+async fn finished_investigations_past_their_retention_are_pruned_by_the_background_task() {
+    let app = crate::helpers::spawn_app_with(|c| {
+        c.retention.investigations_days = 1.0 / 86_400.0; // one second
+        c.retention.prune_interval_secs = 1.0;
+    })
+    .await;
+    let id = app.start(saude()).await;
+    app.wait_done(&id).await;
+    let mut status = 200;
+    for _ in 0..100 {
+        status = app.get(&format!("/api/v1/investigations/{id}/status")).await.status().as_u16();
+        if status == 404 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 404, "pruned within a few passes");
+    let stream = app.get(&format!("/api/v1/investigations/stream/{id}")).await;
+    assert_eq!(stream.status(), 404, "its events went with it");
+}
