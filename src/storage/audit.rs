@@ -1,20 +1,49 @@
-//! The audit log (UUID v7 keys: time order, newest first by a reverse scan) and the admin IP
-//! whitelist (keyed by the normalised address).
+//! The audit log (UUID v7 keys: time order, newest first by a reverse scan; its record count
+//! kept in the settings tree, so a page never counts by scanning) and the admin IP whitelist
+//! (keyed by the normalised address).
 
 use super::{StorageError, Store, decode, get, put, scan};
 use crate::domain::{AuditEntry, WhitelistEntry};
 
+/// Key of the audit record count in the settings tree.
+const AUDIT_COUNT: &str = "audit_count";
+
 impl Store {
     /// Appends an audit record.
     pub fn append_audit(&self, entry: &AuditEntry) -> Result<(), StorageError> {
-        put(&self.audit, entry.id.as_bytes(), entry)
+        // Counted before the insert, so a first count (a scan) does not include this record.
+        self.audit_count()?;
+        if self.audit.insert(entry.id.as_bytes(), super::encode(entry)?)?.is_none() {
+            self.add_audit_count(1)?;
+        }
+        Ok(())
     }
 
     /// Audit records newest first, skipping `offset`, at most `limit`; with the total count.
     pub fn audit_page(&self, offset: usize, limit: usize) -> Result<(Vec<AuditEntry>, usize), StorageError> {
         let items: Result<Vec<AuditEntry>, StorageError> =
             self.audit.iter().rev().skip(offset).take(limit).map(|kv| decode(&kv?.1)).collect();
-        Ok((items?, self.audit.len()))
+        Ok((items?, self.audit_count()?))
+    }
+
+    /// Audit records stored, from the kept count (counted by a scan only the first time, for a
+    /// store written before the count existed).
+    pub fn audit_count(&self) -> Result<usize, StorageError> {
+        if let Some(n) = get::<u64>(&self.settings, AUDIT_COUNT)? {
+            return Ok(n as usize);
+        }
+        let scanned = super::encode(&(self.audit.len() as u64))?;
+        // Only the first writer sets it; a concurrent one keeps what is there.
+        let _ = self.settings.compare_and_swap(AUDIT_COUNT, None as Option<&[u8]>, Some(scanned))?;
+        Ok(get::<u64>(&self.settings, AUDIT_COUNT)?.unwrap_or(0) as usize)
+    }
+
+    /// Adds `delta` (negative when pruning) to the kept count.
+    pub(super) fn add_audit_count(&self, delta: i64) -> Result<(), StorageError> {
+        super::update::<u64>(&self.settings, AUDIT_COUNT.as_bytes(), |n| {
+            Some((n.unwrap_or(0) as i64 + delta).max(0) as u64)
+        })?;
+        Ok(())
     }
 
     /// Every whitelist entry, by id.

@@ -52,6 +52,10 @@ impl Store {
             self.audit.remove(key)?;
             pruned.audit += 1;
         }
+        if pruned.audit > 0 {
+            self.audit_count()?;
+            self.add_audit_count(-(pruned.audit as i64))?;
+        }
         Ok(())
     }
 
@@ -74,6 +78,35 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn audit_at(t: DateTime<Utc>) -> AuditEntry {
+        AuditEntry {
+            id: uuid::Uuid::now_v7(),
+            timestamp: t,
+            action: "login".into(),
+            outcome: crate::domain::audit::Outcome::Success,
+            actor_id: None,
+            actor_email: None,
+            address: None,
+            request_id: None,
+            details: Default::default(),
+        }
+    }
+
+    #[test]
+    fn old_audit_records_go_and_the_kept_count_follows_without_a_scan() {
+        let store = Store::temporary().unwrap();
+        let now = Utc::now();
+        for days in [400, 380, 10] {
+            store.append_audit(&audit_at(now - chrono::Duration::days(days))).unwrap();
+        }
+        assert_eq!(store.audit_page(0, 10).unwrap().1, 3);
+        let mut pruned = Pruned::default();
+        store.prune_audit(now - chrono::Duration::days(365), &mut pruned).unwrap();
+        assert_eq!(pruned.audit, 2);
+        let (items, total) = store.audit_page(0, 10).unwrap();
+        assert_eq!((items.len(), total), (1, 1));
+    }
     use crate::domain::ports::InvestigationStore;
     use crate::domain::{EventKind, InvestigationEvent, InvestigationRequest, Phase, Status};
 
