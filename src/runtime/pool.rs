@@ -124,13 +124,7 @@ impl Actor for AgentPool {
                 let _ = reply.send(PreloadReport { loaded_agents, total_loaded: st.loaded.len(), total_time_ms });
             }
             PoolMsg::Cleanup(force, reply) => {
-                let idle_for = Duration::from_secs_f64(st.args.settings.unload_after_minutes * 60.0);
-                let idle: Vec<AgentId> = st
-                    .loaded
-                    .iter()
-                    .filter(|(_, l)| !l.shared.in_use() && (force || now.duration_since(l.last_used) >= idle_for))
-                    .map(|(id, _)| *id)
-                    .collect();
+                let idle = st.idle_agents(now, force);
                 let mut report = CleanupReport { unloaded_agents: Vec::new(), freed_memory_mb: 0.0 };
                 // What the reaper just unloaded on this message's arrival is this cleanup's work too.
                 for u in reaped.into_iter().chain(idle.into_iter().map(|id| st.unload(id, false))) {
@@ -264,16 +258,21 @@ impl PoolState {
         self.loaded.iter().filter(|(_, l)| !l.shared.in_use()).min_by_key(|(_, l)| l.last_used).map(|(id, _)| *id)
     }
 
+    /// Agents nobody uses that have been idle `unload_after_minutes` (with `any_age`, however
+    /// recently used).
+    fn idle_agents(&self, now: Instant, any_age: bool) -> Vec<AgentId> {
+        let idle_for = Duration::from_secs_f64(self.args.settings.unload_after_minutes * 60.0);
+        self.loaded
+            .iter()
+            .filter(|(_, l)| !l.shared.in_use() && (any_age || now.duration_since(l.last_used) >= idle_for))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
     /// Stops idle agents past `unload_after_minutes`, then idle ones over the cap; answers what
     /// it unloaded.
     fn reap(&mut self, now: Instant) -> Vec<UnloadReport> {
-        let idle_for = Duration::from_secs_f64(self.args.settings.unload_after_minutes * 60.0);
-        let expired: Vec<AgentId> = self
-            .loaded
-            .iter()
-            .filter(|(_, l)| !l.shared.in_use() && now.duration_since(l.last_used) >= idle_for)
-            .map(|(id, _)| *id)
-            .collect();
+        let expired = self.idle_agents(now, false);
         let mut out = Vec::new();
         for id in expired {
             tracing::info!(agent = %id, "unloading idle agent");

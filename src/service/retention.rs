@@ -1,6 +1,6 @@
 //! Retention: a pass that prunes what `[retention]` no longer keeps (finished investigations
-//! with their events, audit records, login-attempt records), run at start and then every
-//! `prune_interval_secs` until shutdown.
+//! with their events, audit records, login-attempt records), run every `prune_interval_secs` until
+//! shutdown.
 
 use std::time::Duration;
 
@@ -43,9 +43,11 @@ impl Retention {
         Ok(pruned)
     }
 
-    /// Prunes now and every `prune_interval_secs` until `shutdown`.
+    /// Prunes every `prune_interval_secs` until `shutdown` (the first pass one interval after
+    /// start, so start-up does not pay for a scan of the store).
     pub async fn run(self, shutdown: ShutdownSignal) {
-        let mut every = tokio::time::interval(Duration::from_secs_f64(self.cfg.prune_interval_secs.max(1.0)));
+        let period = Duration::from_secs_f64(self.cfg.prune_interval_secs.max(1.0));
+        let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         loop {
             tokio::select! {
                 _ = every.tick() => {}

@@ -1,5 +1,6 @@
 //! The audit log (UUID v7 keys: time order, newest first by a reverse scan; its record count
-//! kept in the settings tree, so a page never counts by scanning) and the admin IP whitelist
+//! kept in the settings tree, counted once when an older store opens, so a page never counts by
+//! scanning) and the admin IP whitelist
 //! (keyed by the normalised address).
 
 use super::{StorageError, Store, decode, get, put, scan};
@@ -11,8 +12,6 @@ const AUDIT_COUNT: &str = "audit_count";
 impl Store {
     /// Appends an audit record.
     pub fn append_audit(&self, entry: &AuditEntry) -> Result<(), StorageError> {
-        // Counted before the insert, so a first count (a scan) does not include this record.
-        self.audit_count()?;
         if self.audit.insert(entry.id.as_bytes(), super::encode(entry)?)?.is_none() {
             self.add_audit_count(1)?;
         }
@@ -26,16 +25,18 @@ impl Store {
         Ok((items?, self.audit_count()?))
     }
 
-    /// Audit records stored, from the kept count (counted by a scan only the first time, for a
-    /// store written before the count existed).
+    /// Audit records stored, from the kept count.
     pub fn audit_count(&self) -> Result<usize, StorageError> {
-        if let Some(n) = get::<u64>(&self.settings, AUDIT_COUNT)? {
-            return Ok(n as usize);
-        }
-        let scanned = super::encode(&(self.audit.len() as u64))?;
-        // Only the first writer sets it; a concurrent one keeps what is there.
-        let _ = self.settings.compare_and_swap(AUDIT_COUNT, None as Option<&[u8]>, Some(scanned))?;
         Ok(get::<u64>(&self.settings, AUDIT_COUNT)?.unwrap_or(0) as usize)
+    }
+
+    /// Counts the audit records once, by a scan, for a store written before the count existed
+    /// (called when the store opens).
+    pub(super) fn init_audit_count(&self) -> Result<(), StorageError> {
+        if get::<u64>(&self.settings, AUDIT_COUNT)?.is_none() {
+            put(&self.settings, AUDIT_COUNT, &(self.audit.len() as u64))?;
+        }
+        Ok(())
     }
 
     /// Adds `delta` (negative when pruning) to the kept count.

@@ -80,7 +80,7 @@ impl Store {
     }
 
     fn with_db(db: sled::Db) -> Result<Store, StorageError> {
-        Ok(Store {
+        let store = Store {
             investigations: db.open_tree("investigations")?,
             events: db.open_tree("investigation_events")?,
             users: db.open_tree("users")?,
@@ -94,7 +94,9 @@ impl Store {
             settings: db.open_tree("settings")?,
             flusher: Arc::new(flusher::Flusher::start(db.clone())?),
             db,
-        })
+        };
+        store.init_audit_count()?;
+        Ok(store)
     }
 
     /// Makes every write made before the call durable. Concurrent callers share one flush of

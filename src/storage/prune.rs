@@ -53,7 +53,6 @@ impl Store {
             pruned.audit += 1;
         }
         if pruned.audit > 0 {
-            self.audit_count()?;
             self.add_audit_count(-(pruned.audit as i64))?;
         }
         Ok(())

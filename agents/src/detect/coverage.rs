@@ -61,19 +61,21 @@ pub struct Coverage {
 impl Coverage {
     /// Reads the coverage of a dataset from its shared monthly grid and its dates. Linear.
     pub fn of(ds: &Dataset, grid: &Grid, series: &[OrganMonths<'_>]) -> Self {
-        let dates = || {
-            let keep = |d: &chrono::NaiveDate| month_key(*d) >= grid.first;
-            ds.contracts
-                .iter()
-                .filter(|c| !c.organ.code.is_empty() && c.value() > 0.0)
-                .filter_map(|c| c.signed_on)
-                .filter(keep)
-        };
-        let last_complete = dates().max().is_some_and(|d| {
+        // The first and last signing dates on the grid, in one pass.
+        let (first, last) = ds
+            .contracts
+            .iter()
+            .filter(|c| !c.organ.code.is_empty() && c.value() > 0.0)
+            .filter_map(|c| c.signed_on)
+            .filter(|d| month_key(*d) >= grid.first)
+            .fold((None, None), |(lo, hi): (Option<chrono::NaiveDate>, Option<chrono::NaiveDate>), d| {
+                (Some(lo.map_or(d, |x| x.min(d))), Some(hi.map_or(d, |x| x.max(d))))
+            });
+        let last_complete = last.is_some_and(|d| {
             let days = super::series::days_in_month(d.year(), d.month());
             d.day() + COMPLETE_DAYS > days
         });
-        let first_complete = dates().min().is_some_and(|d| d.day() <= COMPLETE_DAYS);
+        let first_complete = first.is_some_and(|d| d.day() <= COMPLETE_DAYS);
         Coverage { snapshot: snapshot(ds, grid, series), last_complete, first_complete }
     }
 

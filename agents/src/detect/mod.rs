@@ -33,6 +33,7 @@ pub mod series;
 pub mod shared;
 pub mod stats;
 pub mod temporal;
+pub mod text_entities;
 
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::anomaly::{Anomaly, AnomalyType};

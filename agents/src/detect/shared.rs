@@ -11,6 +11,7 @@ use chrono::Datelike;
 use super::category::{Category, categorise};
 use super::common::FxBuild;
 use super::contract_text::{may_name_brand, specificity};
+use super::coverage::Coverage;
 use super::market::{Outside, outside_all};
 use super::peer_groups::{ObjectGroups, learn};
 use super::series::{Grid, OrganMonths, organ_months};
@@ -123,6 +124,7 @@ pub struct Shared<'a> {
     categories: OnceLock<Vec<Category>>,
     texts: OnceLock<Vec<TextScan>>,
     months: OnceLock<(Grid, Vec<OrganMonths<'a>>)>,
+    coverage: OnceLock<Coverage>,
     suppliers: OnceLock<Interned<'a>>,
     organs: OnceLock<Interned<'a>>,
     organ_years: OnceLock<Vec<OrganYear<'a>>>,
@@ -156,6 +158,7 @@ impl<'a> Shared<'a> {
             categories: OnceLock::new(),
             texts: OnceLock::new(),
             months: OnceLock::new(),
+            coverage: OnceLock::new(),
             suppliers: OnceLock::new(),
             organs: OnceLock::new(),
             organ_years: OnceLock::new(),
@@ -276,6 +279,13 @@ impl<'a> Shared<'a> {
             out.sort_by(|a, b| (a.organ, a.year).cmp(&(b.organ, b.year)));
             out
         })
+    }
+
+    /// What the dataset's dates say about the span it covers ([`Coverage::of`] over the shared
+    /// grid), read by every series detector and computed once.
+    pub fn coverage(&self, cancel: &CancelFlag) -> Result<&Coverage, AnalysisError> {
+        let (grid, series) = self.organ_months(cancel)?;
+        Ok(self.coverage.get_or_init(|| Coverage::of(self.ds, grid, series)))
     }
 
     /// Every organ's monthly series on the shared grid ([`organ_months`]).

@@ -28,7 +28,6 @@ use serde_json::json;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{iso, organ_name, round2, round4, supplier_ref};
-use crate::detect::coverage::Coverage;
 use crate::detect::finding::{Finding, contracts_and_organ, largest_contracts, pattern, point};
 use crate::detect::market::Outside;
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
@@ -95,7 +94,7 @@ fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, 
     let ds = sh.dataset();
     let suppliers = sh.suppliers();
     let (grid, series) = sh.organ_months(cancel)?;
-    let coverage = Coverage::of(ds, grid, series);
+    let coverage = sh.coverage(cancel)?;
     let mut acc = vec![0.0f64; suppliers.names.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut out = Vec::new();

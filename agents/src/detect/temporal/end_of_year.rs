@@ -32,7 +32,6 @@ use serde_json::json;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{contract_ref, organ_name, organ_ref, round2, round4};
-use crate::detect::coverage::Coverage;
 use crate::detect::finding::{Finding, largest_contracts, pattern, point};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
 use crate::detect::shared::Shared;
@@ -111,7 +110,7 @@ fn usual<'y>(years: impl Iterator<Item = &'y Year<'y>>) -> Option<Usual> {
 fn covered_years<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Year<'a>>, AnalysisError> {
     let ds = sh.dataset();
     let (grid, series) = sh.organ_months(cancel)?;
-    let coverage = Coverage::of(ds, grid, series);
+    let coverage = sh.coverage(cancel)?;
     let mut out = Vec::new();
     for g in sh.organ_years().iter().filter(|g| g.members.len() >= MIN_CONTRACTS) {
         cancel.check()?;

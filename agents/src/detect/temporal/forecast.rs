@@ -116,13 +116,13 @@ impl Detector for ForecastDeviation {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
-        let coverage = Coverage::of(ds, grid, series);
+        let coverage = sh.coverage(cancel)?;
         let grid = *grid;
         let zt = Z.at(p.sensitivity);
         let mut out = Vec::new();
         for s in series.iter() {
             cancel.check()?;
-            let Some(sp) = judged_span(&coverage, s) else { continue };
+            let Some(sp) = judged_span(coverage, s) else { continue };
             let logs = &s.logs()[sp.start..sp.end];
             let first = grid.first + sp.start as i32;
             for t in MIN_HISTORY..logs.len() {

@@ -30,7 +30,6 @@ use serde_json::json;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{iso, round2, round4, supplier_ref};
-use crate::detect::coverage::Coverage;
 use crate::detect::finding::{Finding, contracts_and_organ, pattern, point};
 use crate::detect::market::Outside;
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
@@ -149,8 +148,7 @@ impl Detector for UnnaturalPeriodicity {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let cs = &ds.contracts;
-        let (grid, series) = sh.organ_months(cancel)?;
-        if Coverage::of(ds, grid, series).snapshot.is_some() {
+        if sh.coverage(cancel)?.snapshot.is_some() {
             return Ok(Vec::new());
         }
         let (organs, suppliers) = (sh.organs(), sh.suppliers());

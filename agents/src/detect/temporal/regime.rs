@@ -29,7 +29,7 @@ use serde_json::json;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{round2, round4};
-use crate::detect::coverage::{Coverage, Span, mean_count};
+use crate::detect::coverage::{Span, mean_count};
 use crate::detect::finding::{Finding, organ_subject, pattern, point};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
 use crate::detect::series::{OrganMonths, month_label};
@@ -123,7 +123,7 @@ impl Detector for RegimeChange {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
-        let coverage = Coverage::of(ds, grid, series);
+        let coverage = sh.coverage(cancel)?;
         let grid = *grid;
         let (zt, rt) = (Z.at(p.sensitivity), RATIO.at(p.sensitivity));
         let mut out = Vec::new();

@@ -30,7 +30,7 @@ use serde_json::json;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{round2, round4};
-use crate::detect::coverage::{Coverage, Span, mean_count};
+use crate::detect::coverage::{Span, mean_count};
 use crate::detect::finding::{Finding, organ_subject, pattern, point};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
 use crate::detect::series::{OrganMonths, month_label, robust};
@@ -76,7 +76,7 @@ impl Detector for SpendingSpike {
     ) -> Result<Vec<Anomaly>, AnalysisError> {
         let ds = sh.dataset();
         let (grid, series) = sh.organ_months(cancel)?;
-        let coverage = Coverage::of(ds, grid, series);
+        let coverage = sh.coverage(cancel)?;
         let grid = *grid;
         let t = Z.at(p.sensitivity);
         let mut out = Vec::new();
@@ -101,7 +101,7 @@ impl Detector for SpendingSpike {
                 }
             }
         }
-        out.extend(crate::detect::temporal::spikes_daily::bursts(sh, &coverage, p, cancel)?);
+        out.extend(crate::detect::temporal::spikes_daily::bursts(sh, coverage, p, cancel)?);
         Ok(out)
     }
 }
