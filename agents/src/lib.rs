@@ -38,4 +38,4 @@ pub use model::contract::Contract;
 pub use model::dataset::Dataset;
 pub use model::params::DetectionParams;
 pub use model::records_text::records_from_text;
-pub use model::report::AgentOutput;
+pub use model::report::{AgentOutput, Artifact};

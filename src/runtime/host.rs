@@ -122,6 +122,7 @@ impl Actor for AgentHost {
                             cancel: &job.cancel,
                             progress: &progress,
                             findings: Some(&job.findings),
+                            question: None,
                         };
                         agent.analyse(&ctx)
                     })

@@ -87,7 +87,7 @@ impl Agent for Anita {
         found.extend(top3);
         recs.extend(top3_recs);
         (ctx.progress)(1.0);
-        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs, artifacts: Vec::new() })
     }
 }
 

@@ -232,7 +232,7 @@ impl Agent for Bonifacio {
             found.push(nothing_found(AgentId::Bonifacio, what, ctx.params.confidence_threshold, scope));
         }
         let recommendations = recommendations(&anomalies);
-        Ok(AgentOutput { anomalies, insights: found, recommendations })
+        Ok(AgentOutput { anomalies, insights: found, recommendations, artifacts: Vec::new() })
     }
 }
 

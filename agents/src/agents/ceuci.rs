@@ -133,7 +133,7 @@ impl Agent for Ceuci {
             ));
         }
         (ctx.progress)(1.0);
-        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs, artifacts: Vec::new() })
     }
 }
 

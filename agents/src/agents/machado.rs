@@ -154,7 +154,7 @@ impl Agent for Machado {
             ));
         }
         (ctx.progress)(1.0);
-        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs, artifacts: Vec::new() })
     }
 }
 

@@ -237,7 +237,7 @@ impl Agent for Obaluaie {
         let mut anomalies: Vec<Anomaly> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
         anomalies.sort_by(engine::order);
         (ctx.progress)(1.0);
-        Ok(AgentOutput { anomalies, insights, recommendations })
+        Ok(AgentOutput { anomalies, insights, recommendations, artifacts: Vec::new() })
     }
 }
 

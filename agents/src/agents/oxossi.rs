@@ -256,7 +256,7 @@ impl Agent for Oxossi {
             found.push(nothing_found(AgentId::Oxossi, what, ctx.params.confidence_threshold, scope));
         }
         let recommendations = recommendations(&anomalies);
-        Ok(AgentOutput { anomalies, insights: found, recommendations })
+        Ok(AgentOutput { anomalies, insights: found, recommendations, artifacts: Vec::new() })
     }
 }
 

@@ -51,7 +51,7 @@ impl Agent for Zumbi {
         }
         let mut recs = recommendations(&anomalies);
         recs.extend(more::recommendations(&anomalies));
-        Ok(AgentOutput { anomalies, insights: found, recommendations: recs })
+        Ok(AgentOutput { anomalies, insights: found, recommendations: recs, artifacts: Vec::new() })
     }
 }
 
@@ -77,6 +77,7 @@ mod tests {
             cancel: &cancel,
             progress: &progress,
             findings: None,
+            question: None,
         };
         let out = Zumbi::new().analyse(&ctx).unwrap();
         let mine: Vec<&str> = BATCHES.iter().flat_map(|b| b.iter().copied()).collect();

@@ -20,11 +20,14 @@ pub struct AnalysisContext<'a> {
     pub progress: &'a (dyn Fn(f32) + Sync),
     /// Detector results shared with the other agents analysing the same dataset, if any.
     pub findings: Option<&'a FindingsCache>,
+    /// The user's question in their words, when the analysis answers one (chat, direct calls);
+    /// the routing, memory and planning agents read it, the detectors ignore it.
+    pub question: Option<&'a str>,
 }
 
 impl<'a> AnalysisContext<'a> {
     /// A context with no progress reporting, for the CLI, tests and benchmarks.
     pub fn new(dataset: &'a Dataset, params: &'a DetectionParams, cancel: &'a CancelFlag) -> Self {
-        Self { dataset, params, cancel, progress: &|_| {}, findings: None }
+        Self { dataset, params, cancel, progress: &|_| {}, findings: None, question: None }
     }
 }

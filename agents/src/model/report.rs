@@ -29,6 +29,22 @@ pub struct AgentOutput {
     pub insights: Vec<Insight>,
     /// What an auditor should do next.
     pub recommendations: Vec<String>,
+    /// Structured products beside the findings (a report, chart-ready aggregations, a plan);
+    /// empty for the detection agents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<Artifact>,
+}
+
+/// A structured product of an agent, as it is handed to clients: a kind (`report`,
+/// `aggregation`, `network`, `regional`, `security_review`, `plan`, ...), a title and the content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Artifact {
+    /// What the content is; clients dispatch on it.
+    pub kind: String,
+    /// A human title ("Gastos por órgão").
+    pub title: String,
+    /// The content: JSON for data, a JSON string for text documents.
+    pub content: serde_json::Value,
 }
 
 /// Counts per severity.
