@@ -7,6 +7,8 @@
 pub mod anita;
 pub mod bonifacio;
 pub mod ceuci;
+pub mod dandara;
+pub mod lampiao;
 pub mod machado;
 pub mod narrative;
 pub mod narrative_detectors;
