@@ -13,6 +13,7 @@ pub mod machado;
 pub mod narrative;
 pub mod narrative_detectors;
 pub mod obaluaie;
+pub mod oscar_niemeyer;
 pub mod oxossi;
 pub mod roster;
 pub mod zumbi;

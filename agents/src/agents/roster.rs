@@ -114,6 +114,7 @@ pub fn instantiate(id: AgentId) -> Option<Box<dyn super::Agent>> {
         AgentId::Ceuci => Some(Box::new(super::ceuci::Ceuci::new())),
         AgentId::Lampiao => Some(Box::new(super::lampiao::Lampiao::new())),
         AgentId::Dandara => Some(Box::new(super::dandara::Dandara::new())),
+        AgentId::OscarNiemeyer => Some(Box::new(super::oscar_niemeyer::OscarNiemeyer::new())),
         _ => None,
     }
 }
