@@ -16,6 +16,7 @@ pub mod obaluaie;
 pub mod oscar_niemeyer;
 pub mod oxossi;
 pub mod roster;
+pub mod tiradentes;
 pub mod zumbi;
 
 use crate::cancel::AnalysisError;

@@ -115,6 +115,7 @@ pub fn instantiate(id: AgentId) -> Option<Box<dyn super::Agent>> {
         AgentId::Lampiao => Some(Box::new(super::lampiao::Lampiao::new())),
         AgentId::Dandara => Some(Box::new(super::dandara::Dandara::new())),
         AgentId::OscarNiemeyer => Some(Box::new(super::oscar_niemeyer::OscarNiemeyer::new())),
+        AgentId::Tiradentes => Some(Box::new(super::tiradentes::Tiradentes::new())),
         _ => None,
     }
 }
