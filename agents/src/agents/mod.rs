@@ -10,6 +10,7 @@ pub mod ceuci;
 pub mod dandara;
 pub mod lampiao;
 pub mod machado;
+pub mod maria_quiteria;
 pub mod narrative;
 pub mod narrative_detectors;
 pub mod obaluaie;

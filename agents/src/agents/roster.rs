@@ -116,6 +116,7 @@ pub fn instantiate(id: AgentId) -> Option<Box<dyn super::Agent>> {
         AgentId::Dandara => Some(Box::new(super::dandara::Dandara::new())),
         AgentId::OscarNiemeyer => Some(Box::new(super::oscar_niemeyer::OscarNiemeyer::new())),
         AgentId::Tiradentes => Some(Box::new(super::tiradentes::Tiradentes::new())),
+        AgentId::MariaQuiteria => Some(Box::new(super::maria_quiteria::MariaQuiteria::new())),
         _ => None,
     }
 }
