@@ -28,6 +28,14 @@ fn quiet_day() -> Vec<SecurityEvent> {
     (0..12).map(|k| ev(k * 120, "dave@x.gov.br", "login", "success", "10.0.0.1", None)).collect()
 }
 
+/// Two failed logins of mallory, then an admin action (`detail`) half an hour later.
+fn change_after_failures(detail: &str) -> Vec<SecurityEvent> {
+    let mut log: Vec<SecurityEvent> =
+        (0..2).map(|k| ev(600 + k, "mallory@x.gov.br", "login", "failure", "192.0.2.7", None)).collect();
+    log.push(ev(630, "mallory@x.gov.br", "admin_action", "success", "192.0.2.7", Some(detail)));
+    log
+}
+
 fn kinds(found: &[SecurityFinding]) -> Vec<(&str, Severity)> {
     found.iter().map(|f| (f.kind, f.severity)).collect()
 }
@@ -69,15 +77,7 @@ fn failures_below_the_burst_size_or_spread_over_the_day_are_not_bursts() {
 fn a_privilege_change_after_failures_is_high_and_one_without_is_low() {
     let mut log = quiet_day();
     log.push(ev(10, "root@x.gov.br", "admin_action", "success", "10.0.0.5", Some("POST /api/v1/admin/api-keys 201")));
-    log.extend((0..2).map(|k| ev(600 + k, "mallory@x.gov.br", "login", "failure", "192.0.2.7", None)));
-    log.push(ev(
-        630,
-        "mallory@x.gov.br",
-        "admin_action",
-        "success",
-        "192.0.2.7",
-        Some("POST /api/v1/auth/register 201"),
-    ));
+    log.extend(change_after_failures("POST /api/v1/auth/register 201"));
     let found = review(&log);
     let changes: Vec<&SecurityFinding> = found.iter().filter(|f| f.kind == "privilege_change").collect();
     assert_eq!(kinds(&found).iter().filter(|k| k.0 == "privilege_change").count(), 2);
@@ -152,15 +152,7 @@ fn maria_quiteria_reviews_a_log_beside_demo_data_and_keeps_her_findings_out_of_t
     log.extend((0..7).map(|k| {
         ev(400 + k, "", "unauthorized_access", "failure", "198.51.100.77", Some("GET /api/v1/investigations 401"))
     }));
-    log.extend((0..2).map(|k| ev(600 + k, "mallory@x.gov.br", "login", "failure", "192.0.2.7", None)));
-    log.push(ev(
-        630,
-        "mallory@x.gov.br",
-        "admin_action",
-        "success",
-        "192.0.2.7",
-        Some("POST /api/v1/admin/api-keys 201"),
-    ));
+    log.extend(change_after_failures("POST /api/v1/admin/api-keys 201"));
     data.security_events = log;
     let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
     let out = MariaQuiteria::new().analyse(&AnalysisContext::new(&data, &params, &cancel)).unwrap();

@@ -212,10 +212,17 @@ pub fn monthly(rows: &[Row<'_>], source: &'static str) -> Series {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn row<'a>(organ: &'a str, supplier: &'a str, date: Option<(i32, u32)>, modality: &'a str, value: f64) -> Row<'a> {
+    /// A row of these organ, supplier (document and name), month, modality and value.
+    pub fn row<'a>(
+        organ: &'a str,
+        supplier: &'a str,
+        date: Option<(i32, u32)>,
+        modality: &'a str,
+        value: f64,
+    ) -> Row<'a> {
         Row {
             id: "x",
             organ_code: organ,

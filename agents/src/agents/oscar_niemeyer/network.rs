@@ -137,16 +137,7 @@ mod tests {
     use super::*;
 
     fn row<'a>(organ: &'a str, supplier: &'a str, value: f64) -> Row<'a> {
-        Row {
-            id: "x",
-            organ_code: organ,
-            organ_label: organ,
-            supplier_doc: supplier,
-            supplier_name: supplier,
-            date: None,
-            modality: "",
-            value,
-        }
+        super::super::aggregate::tests::row(organ, supplier, None, "", value)
     }
 
     #[test]
