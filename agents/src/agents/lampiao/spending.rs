@@ -93,6 +93,11 @@ pub struct Coverage {
     pub contracts_without_region: usize,
     /// Expense documents: their model carries no region either.
     pub expenses_without_region: usize,
+    /// Biddings whose `uf` names a state: counted, not summed (their value is the process's
+    /// estimate, not money transferred).
+    pub biddings_with_region: usize,
+    /// Biddings without a recognisable state.
+    pub biddings_without_region: usize,
 }
 
 /// Agreements totalled by state, region and municipality.
@@ -141,8 +146,11 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
     let index: HashMap<&str, usize> = states.iter().enumerate().map(|(k, s)| (s.uf, k)).collect();
     let mut top: Vec<Vec<(f64, &str)>> = vec![Vec::new(); states.len()];
     let mut cities: HashMap<u32, MunicipalitySpending> = HashMap::new();
+    let biddings_with_region = ds.biddings.iter().filter(|b| t.state(&b.uf).is_some()).count();
     let mut cov = Coverage {
         agreements: ds.agreements.len(),
+        biddings_with_region,
+        biddings_without_region: ds.biddings.len() - biddings_with_region,
         contracts_without_region: ds.contracts.len(),
         expenses_without_region: ds.expenses.len(),
         ..Coverage::default()

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::model::anomaly::Severity;
 use crate::model::security_log::SecurityEvent;
+use crate::text::format_decimal;
 
 /// Width of the sliding window of a burst, in minutes.
 pub const WINDOW_MINUTES: i64 = 10;
@@ -96,12 +97,10 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                 }
                 let ts: Vec<DateTime<Utc>> = cluster.iter().map(|e| e.timestamp).collect();
                 let end = ts[ts.len() - 1];
-                let then_ok = events.iter().any(|e| {
-                    pick(e)
-                        && !e.failed()
-                        && e.timestamp >= end
-                        && e.timestamp - end <= window
-                        && (if by_ip { e.ip.as_deref() } else { e.actor.as_deref() }) == Some(key)
+                // The events after the burst's end and within the window (events are in time order).
+                let after = events.partition_point(|e| e.timestamp < end);
+                let then_ok = events[after..].iter().take_while(|e| e.timestamp - end <= window).any(|e| {
+                    pick(e) && !e.failed() && (if by_ip { e.ip.as_deref() } else { e.actor.as_deref() }) == Some(key)
                 });
                 let who = if by_ip { format!("do endereço {key}") } else { format!("de {key}") };
                 let what = if kind == "failed_login_burst" { "logins falhos" } else { "requisições recusadas" };
@@ -111,7 +110,7 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                     actor: (!by_ip).then(|| key.to_string()),
                     ip: by_ip.then(|| key.to_string()),
                     description: format!(
-                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {:.2} por janela na média do registro){}",
+                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {} por janela na média do registro){}",
                         cluster.len(),
                         what,
                         who,
@@ -119,7 +118,7 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                         end.format("%H:%M:%S"),
                         peak,
                         WINDOW_MINUTES,
-                        base,
+                        format_decimal(base, 2),
                         if then_ok { ", seguidos de um sucesso" } else { "" }
                     ),
                     evidence: json!({"count": cluster.len(), "peak_in_window": peak, "window_minutes": WINDOW_MINUTES,

@@ -162,6 +162,7 @@ fn maria_quiteria_reviews_a_log_beside_demo_data_and_keeps_her_findings_out_of_t
     let findings = a.content["findings"].as_array().unwrap();
     assert_eq!(a.content["events"], data.security_events.len());
     assert_eq!(out.insights.len(), findings.len() + 1);
+    assert_eq!(a.content["findings_total"], findings.len());
     assert!(findings.iter().any(|f| f["kind"] == "refused_request_burst" && f["ip"] == "198.51.100.77"));
     assert!(findings.iter().any(|f| f["kind"] == "privilege_change" && f["severity"] == "high"));
     assert!(out.insights[0].insight.starts_with("Revisão de 22 eventos de auditoria"));
