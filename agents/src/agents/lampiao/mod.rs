@@ -1,9 +1,9 @@
 //! Lampião, the regional analyst: where federal money lands, per state, region and municipality.
 //!
 //! Method. Agreements are the records whose model says where the money goes (the grantee's
-//! `uf` and municipality); each is placed by [`spending::regional_spending`] (state by acronym
-//! or name; municipality by IBGE code, by folded name within the state, or by a name unique in
-//! Brazil when no state is given) and its agreed value summed per municipality, state and region.
+//! `uf`, municipality name and IBGE code); each is placed by [`spending::regional_spending`]
+//! (state by acronym or name; municipality by IBGE code, by folded name within the state, or by
+//! a name unique in Brazil when no state is given) and its agreed value summed per municipality, state and region.
 //! Per-capita figures divide by the 2022 Census population of the state ([`ibge`]); a state
 //! without a known population keeps its total but no per-capita. Inequality across states is
 //! measured on per-capita spending weighted by population ([`inequality`]: Gini and Theil T).
