@@ -85,3 +85,13 @@ fn lampiao_places_the_demo_agreements_and_its_artifact_adds_up() {
 fn a_cancelled_regional_analysis_returns_cancelled() {
     assert_eq!(crate::testutil::analyse_cancelled(&Lampiao::new(), 300), Err(AnalysisError::Cancelled));
 }
+
+#[test]
+fn an_empty_dataset_gives_the_coverage_and_zero_totals() {
+    let out = run(&Dataset::default());
+    assert_eq!(out.insights.len(), 1);
+    assert!(out.insights[0].insight.starts_with("0 de 0 convênios localizados por UF"));
+    let c = &out.artifacts[0].content;
+    assert_eq!(c["states"].as_array().unwrap().len(), 27);
+    assert!(c["indices"]["gini"].is_null());
+}
