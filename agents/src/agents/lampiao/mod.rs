@@ -1,9 +1,9 @@
 //! Lampião, the regional analyst: where federal money lands, per state, region and municipality.
 //!
 //! Method. Agreements are the records whose model says where the money goes (the grantee's
-//! `uf` and municipality); each is placed by [`spending::regional_spending`] (state by acronym
-//! or name; municipality by IBGE code, by folded name within the state, or by a name unique in
-//! Brazil when no state is given) and its agreed value summed per municipality, state and region.
+//! `uf`, municipality name and IBGE code); each is placed by [`spending::regional_spending`]
+//! (state by acronym or name; municipality by IBGE code, by folded name within the state, or by
+//! a name unique in Brazil when no state is given) and its agreed value summed per municipality, state and region.
 //! Per-capita figures divide by the 2022 Census population of the state ([`ibge`]); a state
 //! without a known population keeps its total but no per-capita. Inequality across states is
 //! measured on per-capita spending weighted by population ([`inequality`]: Gini and Theil T).
@@ -152,17 +152,27 @@ fn say(text: String, confidence: f64) -> Insight {
 /// What was placed and what could not be.
 fn coverage_insight(r: &RegionalSpending) -> Insight {
     let c = &r.coverage;
+    let biddings = if c.biddings_with_region + c.biddings_without_region == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} de {} licitações trazem UF, contadas mas não somadas (o valor é a estimativa do processo)",
+            c.biddings_with_region,
+            c.biddings_with_region + c.biddings_without_region
+        )
+    };
     say(
         format!(
-            "{} de {} localizados por UF ({}); {} sem UF nem município reconhecível ({}); {} e {} não trazem \
-             região nos dados e ficam fora da análise regional",
-            count_of(c.placed, "convênio", "convênios"),
+            "{} de {} convênios localizados por UF ({}); {} sem UF nem município reconhecível ({}); {} e {} não \
+             trazem região nos dados e ficam fora da análise regional{}",
+            c.placed,
             c.agreements,
             format_brl(c.placed_value),
             c.agreements_without_region,
             format_brl(c.agreements_without_region_value),
             count_of(c.contracts_without_region, "contrato", "contratos"),
             count_of(c.expenses_without_region, "despesa", "despesas"),
+            biddings
         ),
         0.95,
     )

@@ -93,6 +93,11 @@ pub struct Coverage {
     pub contracts_without_region: usize,
     /// Expense documents: their model carries no region either.
     pub expenses_without_region: usize,
+    /// Biddings whose `uf` names a state: counted, not summed (their value is the process's
+    /// estimate, not money transferred).
+    pub biddings_with_region: usize,
+    /// Biddings without a recognisable state.
+    pub biddings_without_region: usize,
 }
 
 /// Agreements totalled by state, region and municipality.
@@ -141,8 +146,11 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
     let index: HashMap<&str, usize> = states.iter().enumerate().map(|(k, s)| (s.uf, k)).collect();
     let mut top: Vec<Vec<(f64, &str)>> = vec![Vec::new(); states.len()];
     let mut cities: HashMap<u32, MunicipalitySpending> = HashMap::new();
+    let biddings_with_region = ds.biddings.iter().filter(|b| t.state(&b.uf).is_some()).count();
     let mut cov = Coverage {
         agreements: ds.agreements.len(),
+        biddings_with_region,
+        biddings_without_region: ds.biddings.len() - biddings_with_region,
         contracts_without_region: ds.contracts.len(),
         expenses_without_region: ds.expenses.len(),
         ..Coverage::default()
@@ -153,7 +161,11 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
         }
         let value = a.value.max(0.0);
         let state = t.state(&a.uf).map(|s| s.uf);
-        let city = t.municipality(&a.municipality, state);
+        // The IBGE code, when the record gives one, names the municipality without doubt.
+        let city = Some(a.municipality_code.as_str())
+            .filter(|c| !c.is_empty())
+            .and_then(|c| t.municipality(c, None))
+            .or_else(|| t.municipality(&a.municipality, state));
         let uf = match (state, city) {
             (Some(uf), _) => uf,
             (None, Some((m, _))) => m.uf,
@@ -250,6 +262,7 @@ pub(crate) mod tests {
             last_release_on: None,
             uf: uf.into(),
             municipality: municipality.into(),
+            municipality_code: String::new(),
         }
     }
 
@@ -263,6 +276,11 @@ pub(crate) mod tests {
                 agreement("4", "PI", "Cidade Que Nao Existe", 300_000.0),
                 agreement("5", "", "Bom Jesus", 100_000.0),
                 agreement("6", "", "", 50.0),
+                {
+                    let mut by_code = agreement("7", "", "NOME ILEGIVEL", 1_000.0);
+                    by_code.municipality_code = "2927408".into();
+                    by_code
+                },
             ],
             ..Dataset::from_contracts(vec![crate::testutil::contract("c", "X", "S", "36000", 1.0, (2024, 1, 1))])
         };
@@ -272,7 +290,8 @@ pub(crate) mod tests {
         assert_eq!(mg.top_records, vec!["1", "2"]);
         assert!((mg.per_capita.unwrap() - 3_000_000.0 / 20_539_989.0).abs() < 1e-12);
         let c = &r.coverage;
-        assert_eq!((c.placed, c.state_from_unique_name, c.municipality_unresolved), (4, 1, 1));
+        assert_eq!((c.placed, c.state_from_unique_name, c.municipality_unresolved), (5, 1, 1));
+        assert_eq!(r.states.iter().find(|s| s.uf == "BA").map(|s| s.records), Some(1), "Salvador by its code");
         assert_eq!((c.agreements_without_region, c.unplaced_sample.clone()), (2, vec!["5".into(), "6".into()]));
         assert_eq!((c.contracts_without_region, c.expenses_without_region), (1, 0));
         let placed: f64 = r.states.iter().map(|s| s.value).sum();
@@ -281,6 +300,6 @@ pub(crate) mod tests {
         let se = r.regions.iter().find(|g| g.code == "SE").unwrap();
         assert_eq!(se.population, 20_539_989 + 3_833_712 + 16_055_174 + 44_411_238);
         assert_eq!(r.municipalities[0].name, "Belo Horizonte");
-        assert_eq!(r.municipalities.iter().map(|m| m.value).sum::<f64>(), 3_500_000.0);
+        assert_eq!(r.municipalities.iter().map(|m| m.value).sum::<f64>(), 3_501_000.0);
     }
 }

@@ -36,7 +36,7 @@ fn a_state_far_above_the_rest_of_its_region_is_an_outlier_with_its_figures() {
     let out = run(&ds);
     let text = out.insights.iter().map(|i| i.insight.as_str()).collect::<Vec<_>>().join("\n");
     assert!(text.contains("SE recebeu R$ 10,00 por habitante"), "{text}");
-    assert!(text.contains("2 convênios de 2 localizados"), "{text}");
+    assert!(text.contains("2 de 2 convênios localizados por UF (R$ 36.241.666,00)"), "{text}");
     assert!(out.anomalies.is_empty());
     assert_eq!(out.recommendations.len(), 1);
 }
@@ -74,6 +74,9 @@ fn lampiao_places_the_demo_agreements_and_its_artifact_adds_up() {
     let all: f64 = data.dataset.agreements.iter().map(|a| a.value.max(0.0)).sum();
     assert!((placed + c["coverage"]["agreements_without_region_value"].as_f64().unwrap() - all).abs() < 1e-3);
     assert_eq!(c["coverage"]["contracts_without_region"], data.dataset.contracts.len());
+    let biddings = c["coverage"]["biddings_with_region"].as_u64().unwrap()
+        + c["coverage"]["biddings_without_region"].as_u64().unwrap();
+    assert_eq!(biddings as usize, data.dataset.biddings.len());
     assert!(c["indices"]["gini"].as_f64().is_some());
     assert!(out.insights.len() >= 4);
 }
@@ -81,4 +84,14 @@ fn lampiao_places_the_demo_agreements_and_its_artifact_adds_up() {
 #[test]
 fn a_cancelled_regional_analysis_returns_cancelled() {
     assert_eq!(crate::testutil::analyse_cancelled(&Lampiao::new(), 300), Err(AnalysisError::Cancelled));
+}
+
+#[test]
+fn an_empty_dataset_gives_the_coverage_and_zero_totals() {
+    let out = run(&Dataset::default());
+    assert_eq!(out.insights.len(), 1);
+    assert!(out.insights[0].insight.starts_with("0 de 0 convênios localizados por UF"));
+    let c = &out.artifacts[0].content;
+    assert_eq!(c["states"].as_array().unwrap().len(), 27);
+    assert!(c["indices"]["gini"].is_null());
 }

@@ -27,8 +27,10 @@ use crate::model::report::{AgentOutput, Artifact, Insight};
 use crate::model::security_log::SecurityEvent;
 use rules::SecurityFinding;
 
-/// Most findings written as insights (the artifact has them all).
+/// Most findings written as insights.
 const MAX_INSIGHTS: usize = 30;
+/// Most findings in the artifact (the most severe; `findings_total` counts them all).
+pub const MAX_FINDINGS: usize = 500;
 
 /// The security auditor.
 #[derive(Debug, Clone, Copy, Default)]
@@ -118,7 +120,8 @@ impl Agent for MariaQuiteria {
             "from": span.map(|s| s.0.to_rfc3339()),
             "to": span.map(|s| s.1.to_rfc3339()),
             "failed_logins": failed_logins,
-            "findings": found,
+            "findings_total": found.len(),
+            "findings": &found[..found.len().min(MAX_FINDINGS)],
             "thresholds": {
                 "window_minutes": rules::WINDOW_MINUTES, "min_burst": rules::MIN_BURST, "base_factor": rules::BASE_FACTOR,
                 "prior_minutes": rules::PRIOR_MINUTES, "min_logins_for_address": rules::MIN_LOGINS_FOR_ADDRESS,

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::model::anomaly::Severity;
 use crate::model::security_log::SecurityEvent;
+use crate::text::format_decimal;
 
 /// Width of the sliding window of a burst, in minutes.
 pub const WINDOW_MINUTES: i64 = 10;
@@ -71,13 +72,17 @@ pub fn is_privilege_change(e: &SecurityEvent) -> bool {
 }
 
 /// Clusters of failures (consecutive gaps within the window) whose densest window holds at
-/// least [`MIN_BURST`] failures and [`BASE_FACTOR`] times the base rate; per actor and per ip.
+/// least [`MIN_BURST`] failures and [`BASE_FACTOR`] times the base rate; per actor and per ip
+/// (a burst of one actor from one address is one finding with both).
 pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityEvent) -> bool) -> Vec<SecurityFinding> {
     let failures: Vec<&SecurityEvent> = events.iter().copied().filter(|e| pick(e) && e.failed()).collect();
     let (Some(first), Some(last)) = (events.first(), events.last()) else { return Vec::new() };
     let window = Duration::minutes(WINDOW_MINUTES);
     let windows = ((last.timestamp - first.timestamp).num_seconds() as f64 / window.num_seconds() as f64).max(1.0);
     let mut out = Vec::new();
+    // Actor bursts coming from one address: (address, first, last, count), so that the same
+    // failures seen by address are not reported twice.
+    let mut seen: HashSet<(String, BurstSpan)> = HashSet::new();
     for by_ip in [false, true] {
         let mut keyed: BTreeMap<&str, Vec<&SecurityEvent>> = BTreeMap::new();
         for e in &failures {
@@ -96,22 +101,37 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                 }
                 let ts: Vec<DateTime<Utc>> = cluster.iter().map(|e| e.timestamp).collect();
                 let end = ts[ts.len() - 1];
-                let then_ok = events.iter().any(|e| {
-                    pick(e)
-                        && !e.failed()
-                        && e.timestamp >= end
-                        && e.timestamp - end <= window
-                        && (if by_ip { e.ip.as_deref() } else { e.actor.as_deref() }) == Some(key)
+                // The events after the burst's end and within the window (events are in time order).
+                let after = events.partition_point(|e| e.timestamp < end);
+                let then_ok = events[after..].iter().take_while(|e| e.timestamp - end <= window).any(|e| {
+                    pick(e) && !e.failed() && (if by_ip { e.ip.as_deref() } else { e.actor.as_deref() }) == Some(key)
                 });
-                let who = if by_ip { format!("do endereço {key}") } else { format!("de {key}") };
+                // The other key, when every failure of the burst shares it: one attacker from one
+                // address is one finding, not one per key.
+                let other = |e: &SecurityEvent| if by_ip { e.actor.clone() } else { e.ip.clone() };
+                let shared = other(cluster[0]).filter(|o| cluster.iter().all(|e| other(e).as_ref() == Some(o)));
+                let span = (ts[0], end, cluster.len());
+                if by_ip && shared.is_some() && seen.contains(&(key.to_string(), span)) {
+                    continue;
+                }
+                let (actor, ip) = if by_ip { (shared, Some(key.to_string())) } else { (Some(key.to_string()), shared) };
+                if let (false, Some(ip)) = (by_ip, ip.as_ref()) {
+                    seen.insert((ip.clone(), span));
+                }
+                let who = match (&actor, &ip) {
+                    (Some(a), Some(i)) => format!("de {a} a partir de {i}"),
+                    (Some(a), None) => format!("de {a}, de vários endereços"),
+                    (None, Some(i)) => format!("do endereço {i}, contra várias contas"),
+                    (None, None) => String::new(),
+                };
                 let what = if kind == "failed_login_burst" { "logins falhos" } else { "requisições recusadas" };
                 out.push(SecurityFinding {
                     kind,
                     severity: if then_ok { Severity::High } else { Severity::Medium },
-                    actor: (!by_ip).then(|| key.to_string()),
-                    ip: by_ip.then(|| key.to_string()),
+                    actor,
+                    ip,
                     description: format!(
-                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {:.2} por janela na média do registro){}",
+                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {} por janela na média do registro){}",
                         cluster.len(),
                         what,
                         who,
@@ -119,7 +139,7 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                         end.format("%H:%M:%S"),
                         peak,
                         WINDOW_MINUTES,
-                        base,
+                        format_decimal(base, 2),
                         if then_ok { ", seguidos de um sucesso" } else { "" }
                     ),
                     evidence: json!({"count": cluster.len(), "peak_in_window": peak, "window_minutes": WINDOW_MINUTES,
@@ -130,6 +150,9 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
     }
     out
 }
+
+/// A burst's first and last failure and their count.
+type BurstSpan = (DateTime<Utc>, DateTime<Utc>, usize);
 
 /// The most events of `list` (in time order) within any window of `width`.
 fn densest(list: &[&SecurityEvent], width: Duration) -> usize {

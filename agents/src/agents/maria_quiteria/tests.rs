@@ -51,18 +51,30 @@ fn six_failed_logins_in_five_minutes_then_a_success_are_a_high_burst_per_actor_a
     log.push(ev(307, "alice@x.gov.br", "login", "success", "203.0.113.9", None));
     let found = review(&log);
     let bursts: Vec<&SecurityFinding> = found.iter().filter(|f| f.kind == "failed_login_burst").collect();
-    assert_eq!(bursts.len(), 2);
-    assert!(bursts.iter().all(|b| b.severity == Severity::High));
+    // One actor from one address: one finding naming both.
+    assert_eq!(bursts.len(), 1);
+    assert_eq!(bursts[0].severity, Severity::High);
     assert_eq!(bursts[0].actor.as_deref(), Some("alice@x.gov.br"));
-    assert_eq!(bursts[1].ip.as_deref(), Some("203.0.113.9"));
+    assert_eq!(bursts[0].ip.as_deref(), Some("203.0.113.9"));
     let e = &bursts[0].evidence;
     assert_eq!((e["count"].as_u64(), e["peak_in_window"].as_u64()), (Some(6), Some(6)));
     // 6 failures, one actor, over a log of 22 h (132 windows of 10 minutes).
     assert!((e["base_rate_per_window"].as_f64().unwrap() - 6.0 / 132.0).abs() < 1e-9);
     assert_eq!(e["timestamps"][0], "2025-03-10T17:00:00+00:00");
-    assert!(
-        bursts[0].description.starts_with("6 logins falhos de alice@x.gov.br entre 10/03/2025 17:00:00 UTC e 17:05:00")
-    );
+    assert!(bursts[0].description.starts_with(
+        "6 logins falhos de alice@x.gov.br a partir de 203.0.113.9 entre 10/03/2025 17:00:00 UTC e 17:05:00"
+    ));
+}
+
+#[test]
+fn failures_against_many_accounts_from_one_address_are_a_burst_of_that_address() {
+    let mut log = quiet_day();
+    log.extend((0..8).map(|k| ev(300 + k, &format!("user{k}@x.gov.br"), "login", "failure", "198.51.100.66", None)));
+    let bursts: Vec<SecurityFinding> = review(&log).into_iter().filter(|f| f.kind == "failed_login_burst").collect();
+    assert_eq!(bursts.len(), 1);
+    assert_eq!((bursts[0].actor.as_deref(), bursts[0].ip.as_deref()), (None, Some("198.51.100.66")));
+    assert_eq!(bursts[0].severity, Severity::Medium);
+    assert!(bursts[0].description.starts_with("8 logins falhos do endereço 198.51.100.66, contra várias contas"));
 }
 
 #[test]
@@ -162,6 +174,7 @@ fn maria_quiteria_reviews_a_log_beside_demo_data_and_keeps_her_findings_out_of_t
     let findings = a.content["findings"].as_array().unwrap();
     assert_eq!(a.content["events"], data.security_events.len());
     assert_eq!(out.insights.len(), findings.len() + 1);
+    assert_eq!(a.content["findings_total"], findings.len());
     assert!(findings.iter().any(|f| f["kind"] == "refused_request_burst" && f["ip"] == "198.51.100.77"));
     assert!(findings.iter().any(|f| f["kind"] == "privilege_change" && f["severity"] == "high"));
     assert!(out.insights[0].insight.starts_with("Revisão de 22 eventos de auditoria"));

@@ -89,3 +89,12 @@ fn oscar_niemeyer_charts_the_demo_data_and_every_chart_adds_up_to_its_total() {
 fn a_cancelled_aggregation_returns_cancelled() {
     assert_eq!(crate::testutil::analyse_cancelled(&OscarNiemeyer::new(), 300), Err(AnalysisError::Cancelled));
 }
+
+#[test]
+fn an_empty_dataset_gives_empty_charts_and_no_headline() {
+    let out = run(&Dataset::default());
+    assert!(out.insights.is_empty());
+    let kinds: Vec<&str> = out.artifacts.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, vec!["aggregation", "aggregation", "aggregation", "aggregation", "network"]);
+    assert!(out.artifacts.iter().all(|a| a.content["total"] == 0.0 || a.content["total_value"] == 0.0));
+}

@@ -42,6 +42,31 @@ pub struct ReportInput {
     pub max_findings: usize,
 }
 
+impl ReportInput {
+    /// The input for the results of an analysis that ran every registered detector with
+    /// `params` (what an investigation does), listing at most [`DEFAULT_MAX_FINDINGS`] findings.
+    pub fn from_results(
+        title: String,
+        scope: Scope,
+        anomalies: Vec<Anomaly>,
+        insights: Vec<Insight>,
+        recommendations: Vec<String>,
+        params: DetectionParams,
+    ) -> ReportInput {
+        ReportInput {
+            title,
+            generated_at: None,
+            scope,
+            anomalies,
+            insights,
+            recommendations,
+            params,
+            detectors: crate::detect::NAMES.iter().map(|d| d.to_string()).collect(),
+            max_findings: DEFAULT_MAX_FINDINGS,
+        }
+    }
+}
+
 /// A count of records of one kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordCount {

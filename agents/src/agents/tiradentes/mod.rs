@@ -73,17 +73,7 @@ impl Agent for Tiradentes {
         let mut recs = recommendations(&anomalies);
         recs.extend(more::recommendations(&anomalies));
         let scope = Scope::of(ctx.dataset);
-        let input = ReportInput {
-            title: title(ctx, &scope),
-            generated_at: None,
-            scope,
-            anomalies,
-            insights: notes,
-            recommendations: recs,
-            params: ctx.params.clone(),
-            detectors: detect::NAMES.iter().map(|d| d.to_string()).collect(),
-            max_findings: input::DEFAULT_MAX_FINDINGS,
-        };
+        let input = ReportInput::from_results(title(ctx, &scope), scope, anomalies, notes, recs, ctx.params.clone());
         let report = render_report(&input);
         let summary = Summary::of(&input.anomalies);
         let listed = input.anomalies.len().min(input.max_findings);

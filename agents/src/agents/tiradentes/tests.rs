@@ -77,6 +77,23 @@ fn a_report_without_findings_says_so_at_the_threshold_used() {
 }
 
 #[test]
+fn a_host_without_the_dataset_renders_stored_results_with_an_empty_scope() {
+    let i = ReportInput::from_results(
+        "Investigação 42".into(),
+        Scope::default(),
+        vec![anomaly("a", "high", "price_anomaly", 1.0, &["c1"])],
+        Vec::new(),
+        Vec::new(),
+        DetectionParams::default(),
+    );
+    let r = render_report(&i);
+    assert!(r.markdown.contains("Período coberto: nenhum registro datado."));
+    assert_eq!(r.markdown.matches("\n### ").count(), 1);
+    assert_eq!(r.markdown.matches("| Preço do contrato").count(), 1, "every detector in the methodology");
+    assert!(r.markdown.contains("Nenhuma lacuna de dados encontrada"));
+}
+
+#[test]
 fn the_report_input_round_trips_through_json_so_a_host_can_keep_it() {
     let i = input(vec![anomaly("a", "high", "price_anomaly", 1.0, &["c1"])], 50);
     let back: ReportInput = serde_json::from_value(serde_json::to_value(&i).unwrap()).unwrap();
