@@ -112,6 +112,10 @@ pub fn instantiate(id: AgentId) -> Option<Box<dyn super::Agent>> {
         AgentId::Obaluaie => Some(Box::new(super::obaluaie::Obaluaie::new())),
         AgentId::Machado => Some(Box::new(super::machado::Machado::new())),
         AgentId::Ceuci => Some(Box::new(super::ceuci::Ceuci::new())),
+        AgentId::Senna => Some(Box::new(crate::conversation::SennaAgent::new())),
+        AgentId::Nana => Some(Box::new(crate::conversation::NanaAgent::new())),
+        AgentId::Abaporu => Some(Box::new(crate::conversation::AbaporuAgent::new())),
+        AgentId::Drummond => Some(Box::new(crate::conversation::DrummondAgent::new())),
         _ => None,
     }
 }
@@ -160,11 +164,15 @@ mod tests {
 
     #[test]
     fn every_implemented_agent_has_a_coverage_and_every_covered_agent_is_implemented() {
+        // The conversational agents (senna, nana, abaporu, drummond) detect nothing: they are
+        // built but have no coverage.
         let built: Vec<AgentId> = AgentId::ALL.iter().copied().filter(|a| instantiate(*a).is_some()).collect();
-        let covered: Vec<AgentId> = COVERAGE.iter().map(|(a, _)| *a).collect();
-        assert_eq!(built.len(), covered.len());
+        let talkers = [AgentId::Senna, AgentId::Nana, AgentId::Abaporu, AgentId::Drummond];
+        for (a, _) in COVERAGE {
+            assert!(built.contains(a), "{a} is covered but not implemented");
+        }
         for a in &built {
-            assert!(covered.contains(a), "{a} has no coverage");
+            assert!(talkers.contains(a) || COVERAGE.iter().any(|(c, _)| c == a), "{a} has no coverage");
             assert_eq!(instantiate(*a).map(|x| x.id()), Some(*a));
         }
         assert!(COVERAGE.iter().all(|(_, types)| !types.is_empty()));
