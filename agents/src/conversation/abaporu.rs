@@ -70,6 +70,7 @@ mod tests {
             reason: String::new(),
             follow_up: false,
             explicit: false,
+            unsure: false,
             asks: None,
         }
     }

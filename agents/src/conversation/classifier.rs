@@ -49,9 +49,21 @@ pub fn parse_labelled(tsv: &str) -> Vec<Labelled> {
 }
 
 /// The trained intent model: per intent seen in training, its log prior and the log
-/// likelihood of each feature bucket.
+/// likelihood of each feature bucket; and which buckets training saw at all.
 pub struct IntentModel {
     classes: Vec<(Intent, f64, Vec<f64>)>,
+    seen: Vec<bool>,
+}
+
+/// What the model says of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scores {
+    /// The probability of every intent, most probable first (empty for a message with no words).
+    pub probabilities: Vec<(Intent, f64)>,
+    /// The share of the message's features that training ever saw (0 to 1). Naive Bayes gives
+    /// words it never saw the same likelihood under every intent, so a message of unknown
+    /// words gets the priors back as its "probabilities"; this says when that happened.
+    pub coverage: f64,
 }
 
 impl IntentModel {
@@ -59,6 +71,7 @@ impl IntentModel {
     /// message then falls below the confidence floor).
     pub fn train(examples: &[Labelled]) -> IntentModel {
         let mut classes = Vec::new();
+        let mut seen = vec![false; DIM];
         for intent in Intent::ALL {
             let mine: Vec<&Labelled> = examples.iter().filter(|e| e.intent == intent).collect();
             if mine.is_empty() {
@@ -66,8 +79,9 @@ impl IntentModel {
             }
             let mut counts = vec![ALPHA; DIM];
             for e in &mine {
-                for (c, f) in counts.iter_mut().zip(features(&e.text)) {
-                    *c += f;
+                for (b, x) in features(&e.text) {
+                    counts[b] += x;
+                    seen[b] = true;
                 }
             }
             let total: f64 = counts.iter().sum();
@@ -75,29 +89,35 @@ impl IntentModel {
             let log_prior = (mine.len() as f64 / examples.len() as f64).ln();
             classes.push((intent, log_prior, log_likelihood));
         }
-        IntentModel { classes }
+        IntentModel { classes, seen }
     }
 
-    /// The probability of every intent for this message, most probable first (empty for a
-    /// message with no words).
-    pub fn probabilities(&self, message: &str) -> Vec<(Intent, f64)> {
+    /// The probability of every intent for this message, most probable first, and how much
+    /// of the message training knew.
+    pub fn scores(&self, message: &str) -> Scores {
         let f = features(message);
-        if f.iter().all(|v| *v == 0.0) {
-            return Vec::new();
+        let total: f64 = f.iter().map(|(_, x)| x).sum();
+        if total <= 0.0 || self.classes.is_empty() {
+            return Scores { probabilities: Vec::new(), coverage: 0.0 };
         }
+        let known: f64 = f.iter().filter(|(b, _)| self.seen[*b]).map(|(_, x)| x).sum();
         let joint: Vec<(Intent, f64)> = self
             .classes
             .iter()
-            .map(|(i, prior, ll)| {
-                (*i, prior + f.iter().zip(ll).filter(|(x, _)| **x > 0.0).map(|(x, l)| x * l).sum::<f64>())
-            })
+            .map(|(i, prior, ll)| (*i, prior + f.iter().map(|(b, x)| x * ll[*b]).sum::<f64>()))
             .collect();
         // Softmax with the maximum subtracted, so the exponentials cannot underflow to zero.
         let max = joint.iter().map(|(_, j)| *j).fold(f64::NEG_INFINITY, f64::max);
         let norm: f64 = joint.iter().map(|(_, j)| (j - max).exp()).sum();
-        let mut out: Vec<(Intent, f64)> = joint.into_iter().map(|(i, j)| (i, (j - max).exp() / norm)).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
-        out
+        let mut probabilities: Vec<(Intent, f64)> =
+            joint.into_iter().map(|(i, j)| (i, (j - max).exp() / norm)).collect();
+        probabilities.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Scores { probabilities, coverage: known / total }
+    }
+
+    /// The probability of every intent for this message, most probable first.
+    pub fn probabilities(&self, message: &str) -> Vec<(Intent, f64)> {
+        self.scores(message).probabilities
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{Entities, Language};
 use crate::model::cnpj::{cnpj_is_valid, digits_only};
-use crate::organs::organs_in_text;
+use crate::organs::{OrganInfo, organ_by_code, organs_in_text};
 use crate::text::{MONTHS_EN, MONTHS_PT, fold, fold_char};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,10 +325,54 @@ fn supplier(toks: &[Token]) -> Option<String> {
     (!name.is_empty()).then(|| name.join(" "))
 }
 
+/// English names of the organs (the organ table knows the Portuguese ones), as folded
+/// phrases with the SIAFI code they name.
+const ENGLISH_ORGANS: &[(&str, &str)] = &[
+    ("science and technology", "24000"),
+    ("science ministry", "24000"),
+    ("finance", "25000"),
+    ("treasury", "25000"),
+    ("economy ministry", "25000"),
+    ("education", "26000"),
+    ("justice", "30000"),
+    ("public security", "30000"),
+    ("federal police", "30000"),
+    ("mines and energy", "32000"),
+    ("energy ministry", "32000"),
+    ("social security", "33000"),
+    ("pensions", "33000"),
+    ("health", "36000"),
+    ("public management", "46000"),
+    ("defense", "52000"),
+    ("defence", "52000"),
+    ("armed forces", "52000"),
+    ("regional development", "53000"),
+    ("cities ministry", "56000"),
+    ("ministry of cities", "56000"),
+];
+
+/// The organs a message names, Portuguese or English, in order of first mention, each once.
+fn organs(toks: &[Token], message: &str) -> Vec<&'static OrganInfo> {
+    let words: Vec<&str> = toks.iter().filter(|t| t.kind != Kind::Punct).map(|t| t.low.as_str()).collect();
+    let padded = format!(" {} ", words.join(" "));
+    let mut english: Vec<(usize, &'static OrganInfo)> = ENGLISH_ORGANS
+        .iter()
+        .filter_map(|(phrase, code)| Some((padded.find(&format!(" {phrase} "))?, organ_by_code(code)?)))
+        .collect();
+    english.sort_by_key(|(pos, o)| (*pos, o.code));
+    let mut found = organs_in_text(message);
+    for (_, o) in english {
+        if !found.iter().any(|f| f.code == o.code) {
+            found.push(o);
+        }
+    }
+    found
+}
+
 /// Every entity of a message.
 pub fn extract(message: &str, lang: Language) -> Entities {
     let toks = tokens(message);
-    let organs = organs_in_text(message);
+    let organs = organs(&toks, message);
     let mut e = Entities {
         organ_codes: organs.iter().map(|o| o.code.to_string()).collect(),
         organ_names: organs.iter().map(|o| o.name.to_string()).collect(),

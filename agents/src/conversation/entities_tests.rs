@@ -72,6 +72,9 @@ fn organs_come_with_code_and_name() {
     let e = pt("contratos do MEC e da saúde");
     assert_eq!(e.organ_codes, vec!["26000", "36000"]);
     assert_eq!(e.organ_names[0], "Ministério da Educação");
+    let e = extract("spending of the health ministry and of defense", Language::En);
+    assert_eq!(e.organ_codes, vec!["36000", "52000"]);
+    assert!(extract("healthy contracts", Language::En).organ_codes.is_empty());
 }
 
 #[test]

@@ -8,8 +8,9 @@ use rustc_hash::FxHasher;
 
 use crate::text::words;
 
-/// Size of the hashed feature vector.
-pub const DIM: usize = 2048;
+/// Size of the hashed feature space (wide, so unrelated n-grams rarely share a bucket and
+/// words never seen in training stay recognisably unseen).
+pub const DIM: usize = 1 << 15;
 
 /// Sum of every message's feature vector. Naive Bayes multiplies one likelihood per unit of
 /// count, so an unscaled long message gets extreme probabilities; a fixed total makes the
@@ -37,29 +38,38 @@ fn bucket(kind: u8, parts: &[&str]) -> usize {
     (h.finish() % DIM as u64) as usize
 }
 
-/// The hashed, scaled features of a message (all zero for a message with no words).
-pub fn features(message: &str) -> Vec<f64> {
-    let mut v = vec![0.0; DIM];
+/// The hashed, scaled features of a message as `(bucket, weight)` pairs sorted by bucket,
+/// each bucket once (empty for a message with no words).
+pub fn features(message: &str) -> Vec<(usize, f64)> {
+    let mut v: Vec<(usize, f64)> = Vec::with_capacity(64);
     let tokens: Vec<String> = words(message).iter().map(|w| shape(w)).collect();
     for (i, t) in tokens.iter().enumerate() {
-        v[bucket(1, &[t])] += UNIGRAM;
+        v.push((bucket(1, &[t]), UNIGRAM));
         let next = tokens.get(i + 1).map_or("</s>", String::as_str);
         let prev = if i == 0 { "<s>" } else { tokens[i - 1].as_str() };
-        v[bucket(2, &[t, next])] += BIGRAM;
+        v.push((bucket(2, &[t, next]), BIGRAM));
         if i == 0 {
-            v[bucket(2, &[prev, t])] += BIGRAM;
+            v.push((bucket(2, &[prev, t]), BIGRAM));
         }
         let padded: Vec<char> = format!(" {t} ").chars().collect();
         for w in padded.windows(3) {
             let gram: String = w.iter().collect();
-            v[bucket(3, &[&gram])] += TRIGRAM;
+            v.push((bucket(3, &[&gram]), TRIGRAM));
         }
     }
-    let sum: f64 = v.iter().sum();
-    if sum > 0.0 {
-        v.iter_mut().for_each(|x| *x *= TOTAL / sum);
+    v.sort_by_key(|(b, _)| *b);
+    let mut merged: Vec<(usize, f64)> = Vec::with_capacity(v.len());
+    for (b, x) in v {
+        match merged.last_mut() {
+            Some((last, sum)) if *last == b => *sum += x,
+            _ => merged.push((b, x)),
+        }
     }
-    v
+    let sum: f64 = merged.iter().map(|(_, x)| x).sum();
+    if sum > 0.0 {
+        merged.iter_mut().for_each(|(_, x)| *x *= TOTAL / sum);
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -75,8 +85,9 @@ mod tests {
     fn years_share_one_feature_and_every_vector_sums_to_the_same_total() {
         assert_eq!(features("gastos de 2023"), features("gastos de 2024"));
         for m in ["oi", "investigue os contratos da saúde em 2024 acima de um milhão"] {
-            assert!((features(m).iter().sum::<f64>() - TOTAL).abs() < 1e-9);
+            assert!((features(m).iter().map(|(_, x)| x).sum::<f64>() - TOTAL).abs() < 1e-9);
+            assert!(features(m).windows(2).all(|w| w[0].0 < w[1].0));
         }
-        assert!(features("  ?! ").iter().all(|x| *x == 0.0));
+        assert!(features("  ?! ").is_empty());
     }
 }

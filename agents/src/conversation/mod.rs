@@ -169,6 +169,10 @@ pub struct Route {
     /// The agent was asked for by name, not routed.
     #[serde(default)]
     pub explicit: bool,
+    /// Senna did not trust its best guess (below the confidence floor, or words it never saw)
+    /// and answered with help or out of scope instead.
+    #[serde(default)]
+    pub unsure: bool,
     /// The fact a follow-up asks about, when the last answer holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asks: Option<Ask>,

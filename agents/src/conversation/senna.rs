@@ -11,8 +11,13 @@ use crate::text::words;
 
 /// Below this probability senna does not trust its best guess and offers help (short or
 /// entity-bearing messages) or says the request is out of scope. In 5-fold cross-validation on
-/// the training file, 0.3 kept 224 of the 229 right guesses and turned away 22 of the 110 wrong ones.
+/// the training file it keeps 226 of 228 right guesses and turns away 15 of 119 wrong ones
+/// (`cross_validation_on_the_training_file_stays_well_above_chance` prints the figures).
 pub const CONFIDENCE_FLOOR: f64 = 0.3;
+
+/// Below this share of known features, senna does not trust the classifier at all: naive
+/// Bayes answers a message of unknown words with the class priors, however confident they look.
+pub const MIN_COVERAGE: f64 = 0.5;
 
 /// Prior odds that a follow-up continues the previous substantive intent (or, when it asks
 /// for a fact the last answer holds, that it is a question about the conversation): the
@@ -59,7 +64,8 @@ impl Senna {
         };
         let holds_facts = memory.is_some_and(|m| m.last_answer_facts.is_some());
         let asks = asks_for(message).filter(|_| holds_facts);
-        let mut probs = self.model.probabilities(message);
+        let scores = self.model.scores(message);
+        let mut probs = scores.probabilities;
         let favoured = match (asks, memory.and_then(|m| m.last_intent)) {
             (Some(_), _) => Some(Intent::MemoryRecall),
             (None, Some(last)) if follow_up => Some(last),
@@ -80,7 +86,7 @@ impl Senna {
         if let Some(f) = favoured.filter(|f| *f != best && confidence < CONFIDENCE_FLOOR) {
             (best, confidence) = (f, probs.iter().find(|(i, _)| *i == f).map_or(0.0, |(_, p)| *p));
         }
-        let unsure = favoured != Some(best) && confidence < CONFIDENCE_FLOOR;
+        let unsure = favoured != Some(best) && (confidence < CONFIDENCE_FLOOR || scores.coverage < MIN_COVERAGE);
         let intent = if !unsure {
             best
         } else if words(message).len() <= 3 || !entities.is_empty() {
@@ -92,7 +98,7 @@ impl Senna {
         let agent = agent_for(intent);
         let why = Why { lang: language, intent, best, confidence, unsure, follow_up, agent, asked_for: None };
         let reason = why.sentence(&entities);
-        Route { intent, confidence, language, entities, agent, reason, follow_up, explicit: false, asks }
+        Route { intent, confidence, language, entities, agent, reason, follow_up, explicit: false, unsure, asks }
     }
 
     /// Routes a message to an agent the user named: the intent, entities and follow-up are
@@ -181,8 +187,8 @@ impl Why {
         let (lang, en) = (self.lang, self.lang == Language::En);
         let (label, p) = (intent_label(self.intent, lang), pct(self.confidence));
         let mut s = match (self.asked_for, self.unsure, en) {
-            (Some(a), _, true) => format!("You asked for {} directly; I read a {label} ({p}).", a.display_name()),
-            (Some(a), _, false) => format!("Você pediu {} diretamente; entendi um {label} ({p}).", a.display_name()),
+            (Some(a), _, true) => format!("You asked for {} directly; I read: {label} ({p}).", a.display_name()),
+            (Some(a), _, false) => format!("Você pediu {} diretamente; entendi: {label} ({p}).", a.display_name()),
             (None, true, true) => {
                 format!(
                     "I am not sure what you want (best guess: {}, {p}), so I answer with {label}.",
@@ -193,8 +199,8 @@ impl Why {
                 "Não tenho certeza do que você quer (melhor palpite: {}, {p}); respondo com {label}.",
                 intent_label(self.best, lang)
             ),
-            (None, false, true) => format!("I read a {label} (confidence {p})."),
-            (None, false, false) => format!("Entendi um {label} (confiança {p})."),
+            (None, false, true) => format!("I read: {label} (confidence {p})."),
+            (None, false, false) => format!("Entendi: {label} (confiança {p})."),
         };
         if let Some(phrase) = entities_phrase(e, lang) {
             s.push_str(&if en { format!(" About: {phrase}.") } else { format!(" Sobre: {phrase}.") });

@@ -5,7 +5,6 @@
 use super::{closing, finding_line, opening};
 use crate::agents::roster::AgentId;
 use crate::conversation::phrases::{entities_phrase, intent_label, money};
-use crate::conversation::senna::CONFIDENCE_FLOOR;
 use crate::conversation::{AnswerFacts, Ask, Intent, Language, Route, SessionMemory};
 
 fn examples(lang: Language) -> String {
@@ -25,7 +24,7 @@ fn greeting(lang: Language) -> Vec<String> {
 fn help(route: &Route) -> Vec<String> {
     let lang = route.language;
     let mut out = Vec::new();
-    if route.confidence < CONFIDENCE_FLOOR {
+    if route.unsure {
         out.push(if lang == Language::En {
             "I am not sure what you asked.".into()
         } else {
@@ -59,7 +58,7 @@ fn about(lang: Language) -> Vec<String> {
 
 fn out_of_scope(route: &Route) -> Vec<String> {
     let lang = route.language;
-    let first = match (lang, route.confidence < CONFIDENCE_FLOOR) {
+    let first = match (lang, route.unsure) {
         (Language::Pt, true) => "Não entendi o pedido, e ele não parece ser sobre gastos públicos.",
         (Language::Pt, false) => "Isso foge do que eu faço: só trato de gastos públicos federais.",
         (Language::En, true) => "I did not understand the request, and it does not seem to be about public spending.",

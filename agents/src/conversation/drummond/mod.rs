@@ -40,24 +40,32 @@ fn list(items: &[String], lang: Language) -> String {
 pub fn opening(route: &Route, demo: bool) -> String {
     let lang = route.language;
     let en = lang == Language::En;
-    let what = entities_phrase(&route.entities, lang)
-        .unwrap_or_else(|| if en { "all the data available".into() } else { "todos os dados disponíveis".into() });
-    let who: Vec<String> = abaporu::plan(route)
-        .steps
-        .iter()
-        .filter(|s| s.agent != AgentId::Drummond)
-        .map(|s| s.agent.display_name().to_string())
-        .collect();
-    let who = list(&who, lang);
+    let scope = entities_phrase(&route.entities, lang)
+        .map(|p| if en { format!(" Scope: {p}.") } else { format!(" Escopo: {p}.") })
+        .unwrap_or_default();
+    let names = |writers: bool| {
+        let steps = abaporu::plan(route).steps;
+        let picked: Vec<String> = steps
+            .iter()
+            .filter(|s| s.agent != AgentId::Drummond && (s.agent == AgentId::Tiradentes) == writers)
+            .map(|s| s.agent.display_name().to_string())
+            .collect();
+        list(&picked, lang)
+    };
+    let who = names(false);
     let mut s = match (route.intent, en) {
-        _ if route.explicit && en => format!("{who} will look at {what}."),
-        _ if route.explicit => format!("{who} vai examinar {what}."),
-        (Intent::Investigation, false) => format!("Vou investigar {what} com {who}."),
-        (Intent::Investigation, true) => format!("I will investigate {what} with {who}."),
-        (Intent::Analysis, false) => format!("Vou analisar os gastos de {what} com {who}."),
-        (Intent::Analysis, true) => format!("I will analyse the spending of {what} with {who}."),
-        (Intent::Report, false) => format!("Vou preparar um relatório sobre {what}; a análise é de {who}."),
-        (Intent::Report, true) => format!("I will prepare a report on {what}; the analysis is by {who}."),
+        _ if route.explicit && en => format!("{who} will answer.{scope}"),
+        _ if route.explicit => format!("{who} vai responder.{scope}"),
+        (Intent::Investigation, false) => format!("Vou investigar com {who}.{scope}"),
+        (Intent::Investigation, true) => format!("I will investigate with {who}.{scope}"),
+        (Intent::Analysis, false) => format!("Vou analisar os gastos com {who}.{scope}"),
+        (Intent::Analysis, true) => format!("I will analyse the spending with {who}.{scope}"),
+        (Intent::Report, false) => {
+            format!("Vou preparar um relatório: análise de {who}, texto de {}.{scope}", names(true))
+        }
+        (Intent::Report, true) => {
+            format!("I will prepare a report: analysis by {who}, written by {}.{scope}", names(true))
+        }
         (Intent::Status, false) => "Vou verificar o andamento.".to_string(),
         (Intent::Status, true) => "Let me check the progress.".to_string(),
         (Intent::MemoryRecall, false) => "Vou buscar o que conversamos.".to_string(),
