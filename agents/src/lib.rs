@@ -10,11 +10,14 @@
 //! - [`detect`]: the engine, the detectors grouped by what they find (`price`, `pattern`,
 //!   `temporal`, `relationship`, `compliance`) and the pieces they share.
 //! - [`agents`]: the `Agent` trait, the named agents and their roster.
+//! - [`conversation`]: the chat's brain: routing (senna), session memory (nanã), plans
+//!   (abaporu) and answers phrased from structured facts (drummond).
 //! - [`demo`]: synthetic data with planted anomalies; never imports `detect`.
 //! - [`text`], [`organs`], [`query`]: text helpers, the federal organs, reading a query.
 
 pub mod agents;
 pub mod cancel;
+pub mod conversation;
 pub mod demo;
 pub mod detect;
 pub mod model;
@@ -30,6 +33,10 @@ mod layout_tests;
 pub use agents::Agent;
 pub use agents::roster::{AgentId, instantiate};
 pub use cancel::{AnalysisError, CancelFlag};
+pub use conversation::{
+    AnomalyBrief, AnswerFacts, Entities, Intent, Language, Plan, PlanStep, Route, Senna, SessionMemory, abaporu,
+    drummond, nana,
+};
 pub use detect::context::AnalysisContext;
 pub use detect::engine;
 pub use detect::findings::FindingsCache;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::organs::organs_in_text;
-use crate::text::fold;
+use crate::text::{MONTHS_PT, fold};
 
 /// What a query asks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -18,21 +18,6 @@ pub struct QueryIntent {
     /// A minimum value in R$ ("acima de R$ 1 milhão").
     pub min_value: Option<f64>,
 }
-
-const MONTHS: [&str; 12] = [
-    "janeiro",
-    "fevereiro",
-    "marco",
-    "abril",
-    "maio",
-    "junho",
-    "julho",
-    "agosto",
-    "setembro",
-    "outubro",
-    "novembro",
-    "dezembro",
-];
 
 const ABOVE: [&str; 6] = ["acima de", "maior que", "maiores que", "superior a", "superiores a", "mais de"];
 
@@ -48,7 +33,7 @@ pub fn interpret(query: &str) -> QueryIntent {
         .filter(|(i, w)| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) && !after_money(&words, *i))
         .filter_map(|(_, w)| w.parse::<i32>().ok())
         .find(|y| (2000..=2099).contains(y));
-    let month = words.iter().find_map(|w| MONTHS.iter().position(|m| m == w)).map(|i| i as u32 + 1);
+    let month = words.iter().find_map(|w| MONTHS_PT.iter().position(|m| fold(m) == *w)).map(|i| i as u32 + 1);
     QueryIntent {
         organ_codes: organs_in_text(query).iter().map(|o| o.code.to_string()).collect(),
         year,

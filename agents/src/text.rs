@@ -134,6 +134,38 @@ pub fn for_each_word_bytes(s: &str, mut f: impl FnMut(&[u8]) -> bool) {
     }
 }
 
+/// Portuguese month names, January first.
+pub const MONTHS_PT: [&str; 12] = [
+    "janeiro",
+    "fevereiro",
+    "março",
+    "abril",
+    "maio",
+    "junho",
+    "julho",
+    "agosto",
+    "setembro",
+    "outubro",
+    "novembro",
+    "dezembro",
+];
+
+/// English month names, January first.
+pub const MONTHS_EN: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
 /// Formats an amount of money the Brazilian way: `R$ 1.234.567,89`.
 pub fn format_brl(value: f64) -> String {
     let negative = value < 0.0;

@@ -49,21 +49,6 @@ impl Anita {
 /// Per organ: its name, total value and per supplier (CNPJ) the value and name.
 type OrganTotals<'a> = (String, f64, BTreeMap<&'a str, (f64, &'a str)>);
 
-const MONTHS: [&str; 12] = [
-    "janeiro",
-    "fevereiro",
-    "março",
-    "abril",
-    "maio",
-    "junho",
-    "julho",
-    "agosto",
-    "setembro",
-    "outubro",
-    "novembro",
-    "dezembro",
-];
-
 impl Agent for Anita {
     fn id(&self) -> AgentId {
         AgentId::Anita
@@ -107,7 +92,7 @@ fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
     let text = format!(
         "O mês de maior gasto foi {} de {}, com {} ({} do ano, contra {} de um mês médio); {} meses com contratos \
          no período",
-        MONTHS[(*month as usize).saturating_sub(1).min(11)],
+        crate::text::MONTHS_PT[(*month as usize).saturating_sub(1).min(11)],
         year,
         format_brl(*value),
         format_pct(share),

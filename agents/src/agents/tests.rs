@@ -7,14 +7,13 @@ use crate::model::params::DetectionParams;
 
 #[test]
 fn agents_sharing_one_findings_cache_report_what_they_report_alone_and_run_each_detector_once() {
-    use crate::agents::roster::AgentId;
     use crate::agents::roster::instantiate;
     use crate::detect::context::AnalysisContext;
     use crate::detect::findings::FindingsCache;
     let data = generate(&DemoSpec { seed: 11, contracts: 3000, ..DemoSpec::default() });
     let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
-    let agents: Vec<_> = AgentId::ALL.iter().filter_map(|id| instantiate(*id)).collect();
-    assert!(agents.len() >= 7);
+    let agents: Vec<_> = crate::agents::roster::COVERAGE.iter().filter_map(|(id, _)| instantiate(*id)).collect();
+    assert_eq!(agents.len(), 7);
     let cache = FindingsCache::new();
     let shared: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = agents

@@ -1,0 +1,166 @@
+//! Drummond's phrasing: every figure comes from the facts, the language follows the user, demo
+//! mode is said.
+
+use super::*;
+use crate::conversation::phrases::money;
+use crate::conversation::{Entities, SessionMemory};
+use crate::model::cnpj::format_cnpj;
+use crate::model::report::BySeverity;
+
+fn brief(id: &str, severity: &str, value: Option<f64>) -> AnomalyBrief {
+    AnomalyBrief {
+        id: id.into(),
+        anomaly_type: "price_anomaly".into(),
+        severity: severity.into(),
+        description: "Preço unitário muito acima da mediana dos pares.".into(),
+        contract_id: Some(format!("CT-{id}")),
+        supplier: Some("Beta Serviços Ltda".into()),
+        value,
+    }
+}
+
+fn facts(demo: bool) -> AnswerFacts {
+    AnswerFacts {
+        intent: Intent::Investigation,
+        entities: Entities {
+            organ_codes: vec!["36000".into()],
+            organ_names: vec!["Ministério da Saúde".into()],
+            year: Some(2024),
+            month: Some(12),
+            min_value: Some(1e6),
+            cnpj: Some("11222333000181".into()),
+            ..Entities::default()
+        },
+        demo,
+        investigation_id: Some("inv-7f3a".into()),
+        records_analysed: 1234,
+        anomalies: vec![
+            brief("price-901", "critical", Some(4_321_000.5)),
+            brief("price-17", "high", Some(88_000.0)),
+            brief("dup-3", "medium", None),
+        ],
+        total_anomalies: 5,
+        money_at_stake: 4_500_123.45,
+        top_suppliers: vec![("Alfa Engenharia".into(), 9_876_543.21)],
+        status_lines: Vec::new(),
+        by_severity: BySeverity { critical: 1, high: 2, medium: 1, low: 1 },
+    }
+}
+
+/// Every string a figure in an answer may come from.
+fn allowed(f: &AnswerFacts, lang: Language) -> Vec<String> {
+    let s = f.by_severity;
+    let mut out: Vec<String> = [f.records_analysed, f.total_anomalies, s.critical, s.high, s.medium, s.low]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    out.push(money(f.money_at_stake, lang));
+    out.extend(f.top_suppliers.iter().map(|(_, v)| money(*v, lang)));
+    for a in &f.anomalies {
+        out.extend([a.id.clone(), a.contract_id.clone().unwrap_or_default()]);
+        out.extend(a.value.map(|v| money(v, lang)));
+    }
+    out.extend(f.investigation_id.clone());
+    out.extend(f.entities.organ_codes.clone());
+    out.extend(f.entities.year.map(|y| y.to_string()));
+    out.extend(f.entities.min_value.map(|v| money(v, lang)));
+    out.extend(f.entities.cnpj.as_deref().map(format_cnpj));
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out
+}
+
+/// The text with every allowed figure removed has no digit left.
+fn assert_figures_come_from_facts(text: &str, f: &AnswerFacts, lang: Language) {
+    let mut rest = text.to_string();
+    for a in allowed(f, lang).iter().filter(|a| !a.is_empty()) {
+        rest = rest.replace(a.as_str(), " ");
+    }
+    assert!(!rest.chars().any(|c| c.is_ascii_digit()), "a figure not in the facts: {rest}");
+}
+
+#[test]
+fn every_figure_of_the_closing_comes_from_the_facts_in_both_languages() {
+    for lang in [Language::Pt, Language::En] {
+        let text = closing(&facts(false), lang).join(" ");
+        assert_figures_come_from_facts(&text, &facts(false), lang);
+        assert!(text.contains("inv-7f3a") && text.contains("price-901"), "{text}");
+    }
+    let pt = closing(&facts(false), Language::Pt).join(" ");
+    assert!(pt.contains("R$ 4.500.123,45") && pt.contains("1 crítica, 2 altas, 1 média e 1 baixa"), "{pt}");
+    assert!(pt.contains("Alfa Engenharia") && pt.contains("R$ 9.876.543,21"));
+}
+
+#[test]
+fn an_english_question_gets_an_english_answer_with_english_money() {
+    let text = closing(&facts(false), Language::En).join(" ");
+    assert!(text.starts_with("I analysed 1234 records"), "{text}");
+    assert!(
+        text.contains("R$ 4,500,123.45 at stake") && text.contains("1 critical, 2 high, 1 medium and 1 low"),
+        "{text}"
+    );
+    assert!(!text.contains("Encontrei") && !text.contains("Preço unitário"));
+}
+
+#[test]
+fn demo_mode_is_said_in_the_opening_and_the_closing() {
+    let route = crate::conversation::shared_senna().route("investigue a saúde em 2024", None);
+    assert!(opening(&route, true).contains("Modo demonstração"));
+    assert!(!opening(&route, false).contains("demonstração"));
+    assert!(closing(&facts(true), Language::Pt).join(" ").contains("Modo demonstração"));
+    assert!(closing(&facts(true), Language::En).join(" ").contains("Demo mode"));
+}
+
+#[test]
+fn the_opening_names_the_entities_and_the_agents_of_the_plan() {
+    let route =
+        crate::conversation::shared_senna().route("investigate MEC contracts in 2023 above R$ 500 thousand", None);
+    let text = opening(&route, false);
+    assert_eq!(
+        text,
+        "I will investigate with Zumbi dos Palmares, Oxóssi and José Bonifácio. Scope: Ministério da Educação (26000), 2023, above R$ 500,000.00."
+    );
+}
+
+#[test]
+fn a_finding_line_has_its_severity_figures_and_id() {
+    let line = finding_line(&brief("price-901", "critical", Some(4_321_000.5)), Language::Pt);
+    assert_eq!(
+        line,
+        "[crítica] preço fora do padrão: Preço unitário muito acima da mediana dos pares (contrato CT-price-901; fornecedor Beta Serviços Ltda; R$ 4.321.000,50 em jogo) [id price-901]"
+    );
+    let en = finding_line(&brief("dup-3", "medium", None), Language::En);
+    assert_eq!(en, "[medium] price anomaly (contract CT-dup-3; supplier Beta Serviços Ltda) [id dup-3]");
+}
+
+#[test]
+fn no_findings_say_so_without_inventing_counts() {
+    let mut f = facts(false);
+    (f.anomalies, f.total_anomalies, f.money_at_stake, f.by_severity) = (Vec::new(), 0, 0.0, BySeverity::default());
+    let text = closing(&f, Language::Pt).join(" ");
+    assert!(text.contains("Não encontrei anomalias"), "{text}");
+    assert_figures_come_from_facts(&text, &f, Language::Pt);
+}
+
+#[test]
+fn direct_answers_recall_the_session_and_report_status_lines() {
+    let senna = crate::conversation::shared_senna();
+    let memory = SessionMemory {
+        entities: facts(false).entities,
+        last_intent: Some(Intent::Investigation),
+        investigation_ids: vec!["inv-7f3a".into()],
+        turns: 4,
+        last_answer_facts: Some(facts(false)),
+        ..SessionMemory::default()
+    };
+    let recall = senna.route("o que eu perguntei antes?", Some(&memory));
+    let text = direct_answer(&recall, Some(&memory), None).join(" ");
+    assert!(text.contains("4 mensagens") && text.contains("inv-7f3a") && text.contains("36000"), "{text}");
+    assert_figures_come_from_facts(&text.replace("4 mensagens", ""), &facts(false), Language::Pt);
+    let status = senna.route("qual o status da minha investigação?", Some(&memory));
+    let mut f = AnswerFacts::empty(Intent::Status, Entities::default(), false);
+    f.status_lines = vec!["inv-7f3a: running, 3 de 7 agentes".into()];
+    assert_eq!(direct_answer(&status, Some(&memory), Some(&f)), f.status_lines);
+    assert!(direct_answer(&status, None, None)[0].contains("Nenhuma investigação"));
+    let about = senna.route("who are you?", None);
+    assert!(direct_answer(&about, None, None).join(" ").contains(&format!("{} agents", AgentId::ALL.len())));
+}

@@ -1,0 +1,169 @@
+//! The structured facts an answer is phrased from ([`AnswerFacts`], [`AnomalyBrief`]), what a
+//! session remembers between turns ([`SessionMemory`]), and building both from engine results
+//! and a dataset, so every figure drummond writes comes from here.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Entities, Intent, Language};
+use crate::model::anomaly::{Anomaly, Severity};
+use crate::model::dataset::Dataset;
+use crate::model::report::BySeverity;
+
+/// Briefs kept in [`AnswerFacts::anomalies`] by [`AnswerFacts::from_findings`]; the counts and
+/// the money at stake cover every finding.
+pub const BRIEFS_KEPT: usize = 10;
+
+/// One finding as drummond may cite it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnomalyBrief {
+    /// The anomaly's id.
+    pub id: String,
+    /// Its type (`price_anomaly`, ...).
+    pub anomaly_type: String,
+    /// `low`, `medium`, `high` or `critical`.
+    pub severity: String,
+    /// The detector's one-sentence description (Portuguese).
+    pub description: String,
+    /// The contract concerned, when the primary entity is one.
+    pub contract_id: Option<String>,
+    /// The supplier concerned, by name, when one is named.
+    pub supplier: Option<String>,
+    /// Money at stake in R$, when the finding is monetary.
+    pub value: Option<f64>,
+}
+
+impl AnomalyBrief {
+    /// The brief of an engine finding.
+    pub fn of(a: &Anomaly) -> AnomalyBrief {
+        let entities = std::iter::once(&a.affected_entities.primary).chain(&a.affected_entities.related);
+        let named = |kind: &str| entities.clone().find(|e| e.kind == kind);
+        let value = a.value_at_stake();
+        AnomalyBrief {
+            id: a.id.clone(),
+            anomaly_type: a.kind.as_str().to_string(),
+            severity: a.severity.as_str().to_string(),
+            description: a.description.clone(),
+            contract_id: named("contract").map(|e| e.id.clone()),
+            supplier: named("supplier").map(|e| if e.name.is_empty() { e.id.clone() } else { e.name.clone() }),
+            value: (value > 0.0).then_some(value),
+        }
+    }
+}
+
+/// Everything drummond may say about one answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerFacts {
+    /// What was asked.
+    pub intent: Intent,
+    /// For which organs, period, values, supplier.
+    pub entities: Entities,
+    /// The records are synthetic demo data.
+    pub demo: bool,
+    /// The investigation that produced the findings, if one did.
+    pub investigation_id: Option<String>,
+    /// Records the analysis read.
+    pub records_analysed: usize,
+    /// The most severe findings first (at most [`BRIEFS_KEPT`] when built by `from_findings`).
+    pub anomalies: Vec<AnomalyBrief>,
+    /// Every finding, not only the briefs kept.
+    pub total_anomalies: usize,
+    /// Sum of the money at stake of every finding, in R$.
+    pub money_at_stake: f64,
+    /// Largest suppliers by contracted value (name, R$), from the dataset.
+    pub top_suppliers: Vec<(String, f64)>,
+    /// For status answers: lines filled by the host.
+    pub status_lines: Vec<String>,
+    /// Findings per severity, over every finding.
+    #[serde(default)]
+    pub by_severity: BySeverity,
+}
+
+impl AnswerFacts {
+    /// Facts with no findings and no records, for the host to fill (status answers).
+    pub fn empty(intent: Intent, entities: Entities, demo: bool) -> AnswerFacts {
+        AnswerFacts {
+            intent,
+            entities,
+            demo,
+            investigation_id: None,
+            records_analysed: 0,
+            anomalies: Vec::new(),
+            total_anomalies: 0,
+            money_at_stake: 0.0,
+            top_suppliers: Vec::new(),
+            status_lines: Vec::new(),
+            by_severity: BySeverity::default(),
+        }
+    }
+
+    /// The facts of an analysis: `anomalies` as the engine ordered them (most severe first),
+    /// the records analysed and the dataset's largest suppliers.
+    pub fn from_findings(
+        intent: Intent,
+        entities: Entities,
+        demo: bool,
+        investigation_id: Option<String>,
+        dataset: &Dataset,
+        anomalies: &[Anomaly],
+    ) -> AnswerFacts {
+        let mut facts = AnswerFacts::empty(intent, entities, demo);
+        facts.investigation_id = investigation_id;
+        facts.records_analysed = dataset.len();
+        facts.top_suppliers = top_suppliers(dataset, 3);
+        for a in anomalies {
+            facts.push(a);
+        }
+        facts
+    }
+
+    /// Adds one finding as it arrives (briefs stop at [`BRIEFS_KEPT`]; counts go on).
+    pub fn push(&mut self, a: &Anomaly) {
+        self.total_anomalies += 1;
+        self.money_at_stake += a.value_at_stake().max(0.0);
+        let s = &mut self.by_severity;
+        match a.severity {
+            Severity::Critical => s.critical += 1,
+            Severity::High => s.high += 1,
+            Severity::Medium => s.medium += 1,
+            Severity::Low => s.low += 1,
+        }
+        if self.anomalies.len() < BRIEFS_KEPT {
+            self.anomalies.push(AnomalyBrief::of(a));
+        }
+    }
+}
+
+/// The `n` suppliers with the largest contracted value (contracts' final value, else initial),
+/// largest first, ties by name.
+pub fn top_suppliers(dataset: &Dataset, n: usize) -> Vec<(String, f64)> {
+    let mut totals: HashMap<&str, f64> = HashMap::new();
+    for c in &dataset.contracts {
+        let name = if c.supplier.name.is_empty() { c.supplier.document.as_str() } else { c.supplier.name.as_str() };
+        if !name.is_empty() {
+            *totals.entry(name).or_default() += c.value();
+        }
+    }
+    let mut ranked: Vec<(String, f64)> = totals.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.truncate(n);
+    ranked
+}
+
+/// What nana keeps of a session between turns (the host stores it, e.g. in sled).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SessionMemory {
+    /// The entities in force (the last turn's, with what it carried over).
+    pub entities: Entities,
+    /// The last substantive intent (investigation, analysis or report), which follow-ups continue.
+    pub last_intent: Option<Intent>,
+    /// The language of the last message.
+    pub language: Language,
+    /// Investigations started in this session, oldest first.
+    pub investigation_ids: Vec<String>,
+    /// Turns so far.
+    pub turns: u32,
+    /// The facts of the last analysed answer, so a follow-up can be answered from them.
+    pub last_answer_facts: Option<AnswerFacts>,
+}
