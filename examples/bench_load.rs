@@ -16,49 +16,16 @@
 //! demo contracts (64 in flight) and 10,000 failed logins against one server, printing its RSS
 //! and the store's size on disk twenty times along the way (flat after warm-up means bounded).
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-const EMAIL: &str = "bench@vigia.test";
-const PASSWORD: &str = "bench-password-123";
+#[path = "support/server.rs"]
+mod server;
 
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-/// The release binary beside this example (`target/release/examples/..` -> `target/release/vigia`).
-fn binary() -> anyhow::Result<std::path::PathBuf> {
-    let exe = std::env::current_exe()?;
-    let dir = exe.parent().and_then(|p| p.parent()).ok_or_else(|| anyhow::anyhow!("no target directory"))?;
-    Ok(dir.join("vigia"))
-}
-
-fn serve(dir: &std::path::Path, port: u16, records: usize) -> anyhow::Result<Child> {
-    Ok(Command::new(binary()?)
-        .arg("serve")
-        .env_clear()
-        .env("VIGIA_CONFIG", "/dev/null")
-        .env("VIGIA_ADDR", format!("127.0.0.1:{port}"))
-        .env("VIGIA_DATA_DIR", dir)
-        .env("VIGIA__DEMO__RECORDS", records.to_string())
-        .env("VIGIA__RATE_LIMIT__ENABLED", "false")
-        .env("VIGIA__INVESTIGATIONS__MAX_CONCURRENT", "4096")
-        .env("VIGIA_ADMIN_EMAIL", EMAIL)
-        .env("VIGIA_ADMIN_PASSWORD", PASSWORD)
-        .env("VIGIA_LOG", "error")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?)
-}
-
-fn rss_mb(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
-}
+use server::{free_port, login, rss_mb, serve, wait_ready};
 
 /// Installs wrk when missing; whether it can run.
 fn ensure_wrk() -> bool {
@@ -91,16 +58,6 @@ fn wrk(url: &str, token: Option<&str>) -> anyhow::Result<f64> {
     Ok(rps)
 }
 
-async fn wait_ready(client: &reqwest::Client, base: &str) -> anyhow::Result<()> {
-    for _ in 0..2000 {
-        if client.get(format!("{base}/health/ready")).send().await.is_ok_and(|r| r.status() == 200) {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    anyhow::bail!("the server never became ready")
-}
-
 async fn start(client: &reqwest::Client, base: &str, token: &str) -> anyhow::Result<String> {
     let body = json!({"query": "contratos da saúde", "data_source": "portal_transparencia"});
     let r: Value = client
@@ -128,17 +85,6 @@ async fn wait_done(client: &reqwest::Client, base: &str, token: &str, id: &str) 
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-}
-
-async fn login(client: &reqwest::Client, base: &str) -> anyhow::Result<String> {
-    let r: Value = client
-        .post(format!("{base}/api/v1/auth/login"))
-        .json(&json!({"email": EMAIL, "senha": PASSWORD}))
-        .send()
-        .await?
-        .json()
-        .await?;
-    r["token_acesso"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no token in {r}"))
 }
 
 /// Runs `n` investigations, 64 in flight, each followed to its end; how many completed.

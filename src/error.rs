@@ -53,6 +53,37 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 22] = [
+        ErrorCode::Validation,
+        ErrorCode::ResourceNotFound,
+        ErrorCode::RouteNotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::InvestigationNotFound,
+        ErrorCode::InvestigationInProgress,
+        ErrorCode::InsufficientData,
+        ErrorCode::RateLimitExceeded,
+        ErrorCode::InvalidDataSource,
+        ErrorCode::AgentNotFound,
+        ErrorCode::AgentUnavailable,
+        ErrorCode::Conflict,
+        ErrorCode::ServiceUnavailable,
+        ErrorCode::Unauthorized,
+        ErrorCode::InvalidCredentials,
+        ErrorCode::TokenExpired,
+        ErrorCode::TokenInvalid,
+        ErrorCode::InsufficientPermissions,
+        ErrorCode::AccountLocked,
+        ErrorCode::MfaRequired,
+        ErrorCode::Internal,
+    ];
+
+    /// The code with this stable name, if any.
+    pub fn parse(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
     /// English code string.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -18,6 +18,8 @@ use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
+use crate::service::chat::ChatService;
+use crate::service::reports::ReportService;
 use crate::service::retention::Retention;
 use crate::service::{
     AdminService, AgentService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits,
@@ -100,16 +102,25 @@ impl App {
         admin.restore().await.map_err(|e| anyhow::anyhow!("agent pool settings: {}", e.message))?;
         let (whitelist, _seeded) = WhitelistService::open(core.store.clone(), config.security.ip_whitelist_enabled)
             .map_err(|e| anyhow::anyhow!("admin IP whitelist: {}", e.message))?;
+        let agents = Arc::new(AgentService::new(
+            core.runtime.clone(),
+            core.store.clone(),
+            core.provider.clone(),
+            std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
+        ));
         let state = AppState {
             services: Services {
                 investigations: core.investigations.clone(),
                 health,
                 auth,
                 admin: admin.clone(),
-                agents: Arc::new(AgentService::new(
-                    core.runtime.clone(),
-                    core.provider.clone(),
-                    std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
+                agents: agents.clone(),
+                reports: Arc::new(ReportService::new(core.investigations.clone())),
+                chat: Arc::new(ChatService::new(
+                    core.store.clone(),
+                    core.investigations.clone(),
+                    agents,
+                    !core.provider.production_mode(),
                 )),
                 whitelist: Arc::new(whitelist),
                 audit,

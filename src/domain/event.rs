@@ -46,6 +46,9 @@ pub enum EventKind {
         supplier: Option<String>,
         /// Value in R$.
         value: Option<f64>,
+        /// The money the finding puts at stake (not on the wire; chat answers quote it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_stake: Option<f64>,
     },
     /// `insight {agent, message, confidence}`.
     Insight {

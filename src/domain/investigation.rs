@@ -220,6 +220,10 @@ pub struct Results {
     pub execution_time_ms: u64,
     /// Where the data came from.
     pub provenance: Provenance,
+    /// The suppliers paid most in the analysed contracts (name, total value), largest first;
+    /// at most ten.
+    #[serde(default)]
+    pub top_suppliers: Vec<(String, f64)>,
 }
 
 /// Live progress of a run.

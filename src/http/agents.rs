@@ -11,6 +11,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::AppState;
+use super::auth_extract::MaybeAuthUser;
 use super::error::ApiError;
 use super::extract::ApiJson;
 use crate::domain::InvestigationRequest;
@@ -24,6 +25,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/agents/status", get(status))
         .route("/api/v1/agents/{agent_name}/investigate", post(investigate))
+        .route("/api/v1/agents/{agent_name}/orchestrate", post(orchestrate))
+        .route("/api/v1/multi-agent/query", post(multi_agent_query))
         .route("/api/v1/anomalies/detect", post(detect))
         .route("/api/v1/analyze/contracts", get(analyze_contracts))
 }
@@ -31,10 +34,28 @@ pub fn router() -> Router<AppState> {
 async fn investigate(
     State(st): State<AppState>,
     Path(agent_name): Path<String>,
+    MaybeAuthUser(who): MaybeAuthUser,
     ApiJson(req): ApiJson<AgentRequest>,
 ) -> ApiResult {
-    let answer = st.services.agents.investigate(&agent_name, &req).await?;
+    let answer = st.services.agents.investigate(&agent_name, &req, who.as_ref()).await?;
     Ok(Json(answer).into_response())
+}
+
+/// A plan built around the named agent, run over the data the body names.
+async fn orchestrate(
+    State(st): State<AppState>,
+    Path(agent_name): Path<String>,
+    ApiJson(req): ApiJson<AgentRequest>,
+) -> ApiResult {
+    Ok(Json(st.services.agents.orchestrate(&agent_name, &req).await?).into_response())
+}
+
+/// `{query, orgao?, ano?, ...}`: abaporu plans, the agents run, drummond answers.
+async fn multi_agent_query(State(st): State<AppState>, ApiJson(req): ApiJson<AgentRequest>) -> ApiResult {
+    if req.query.as_deref().is_none_or(|q| q.trim().is_empty()) {
+        return Err(Error::validation("query", "the question to answer").into());
+    }
+    Ok(Json(st.services.agents.orchestrate("abaporu", &req).await?).into_response())
 }
 
 async fn status(State(st): State<AppState>) -> ApiResult {
@@ -69,9 +90,13 @@ async fn detect(State(st): State<AppState>, ApiJson(body): ApiJson<Value>) -> Ap
 }
 
 /// `?orgao=36000&ano=2024[&mes=12]`: oscar_niemeyer's aggregations of the organ's contracts.
-async fn analyze_contracts(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> ApiResult {
+async fn analyze_contracts(
+    State(st): State<AppState>,
+    MaybeAuthUser(who): MaybeAuthUser,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult {
     let req = request_from_query(&q)?;
-    let answer = st.services.agents.investigate("oscar_niemeyer", &req).await?;
+    let answer = st.services.agents.investigate_as(vigia_agents::AgentId::OscarNiemeyer, &req, who.as_ref()).await?;
     Ok(Json(answer).into_response())
 }
 

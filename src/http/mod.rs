@@ -7,12 +7,15 @@ mod audit;
 mod auth;
 pub mod auth_extract;
 mod auth_layer;
+mod chat;
+mod chat_ws;
 pub mod error;
 pub mod extract;
 mod health;
 mod investigations;
 pub mod middleware;
 mod rate_limit;
+mod reports;
 mod sse;
 pub mod views;
 mod whitelist;
@@ -70,6 +73,8 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(auth::router())
         .merge(admin::router())
         .merge(agents::router())
+        .merge(chat::router())
+        .merge(reports::router())
         .merge(whitelist::router())
         .merge(audit::router())
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })

@@ -35,20 +35,42 @@ fn set(headers: &mut HeaderMap, name: &HeaderName, value: u64) {
     headers.insert(name.clone(), HeaderValue::from(value));
 }
 
+/// A refusal the chat stream reports inside the stream (its clients read errors there).
+#[derive(Debug, Clone)]
+pub(crate) struct StreamRefusal(pub Error);
+
+/// Routes whose refusals travel inside their event stream rather than as a 429.
+fn refused_in_stream(path: &str) -> bool {
+    path == "/api/v1/chat/stream"
+}
+
+/// The bucket of a caller: tier and key (per user, or per address for anonymous callers).
+pub(crate) fn bucket(principal: Option<&crate::domain::Principal>, ip: Option<std::net::IpAddr>) -> (Tier, String) {
+    match principal {
+        Some(p) if p.is_admin() => (Tier::Admin, String::new()),
+        Some(p) => (if p.premium { Tier::Premium } else { Tier::Authenticated }, format!("user:{}", p.user_id)),
+        None => (Tier::Anonymous, format!("ip:{}", ip.map_or("unknown".into(), |ip| ip.to_string()))),
+    }
+}
+
+/// The RATE_LIMIT_EXCEEDED error of a refusal.
+pub(crate) fn refusal_error(refusal: &crate::service::RateRefusal) -> Error {
+    let secs = refusal.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    let reason = if refusal.rate { "request rate" } else { "concurrent requests" };
+    Error::new(ErrorCode::RateLimitExceeded, format!("too many requests ({reason}); retry later"))
+        .with("retry_after", secs)
+        .with("limit", refusal.limit)
+        .with("reason", reason)
+}
+
 /// Admits, refuses or lets through (exempt, disabled, admin) each request.
-pub async fn limit(State(st): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn limit(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let limits = &st.services.rate_limits;
     if !limits.enabled() || exempt(req.uri().path()) {
         return next.run(req).await;
     }
     let principal = req.extensions().get::<Caller>().and_then(Caller::principal);
-    let (tier, key) = match principal {
-        Some(p) if p.is_admin() => (Tier::Admin, String::new()),
-        Some(p) => (if p.premium { Tier::Premium } else { Tier::Authenticated }, format!("user:{}", p.user_id)),
-        None => {
-            (Tier::Anonymous, format!("ip:{}", peer_ip(req.extensions()).map_or("unknown".into(), |ip| ip.to_string())))
-        }
-    };
+    let (tier, key) = bucket(principal, peer_ip(req.extensions()));
     match limits.admit(tier, &key) {
         Ok(None) => next.run(req).await,
         Ok(Some(admission)) => {
@@ -59,14 +81,13 @@ pub async fn limit(State(st): State<AppState>, req: Request, next: Next) -> Resp
             set(h, &RESET, admission.reset_epoch);
             resp
         }
+        Err(refusal) if refused_in_stream(req.uri().path()) => {
+            req.extensions_mut().insert(StreamRefusal(refusal_error(&refusal)));
+            next.run(req).await
+        }
         Err(refusal) => {
             let secs = refusal.retry_after.as_secs_f64().ceil().max(1.0) as u64;
-            let reason = if refusal.rate { "request rate" } else { "concurrent requests" };
-            let err = Error::new(ErrorCode::RateLimitExceeded, format!("too many requests ({reason}); retry later"))
-                .with("retry_after", secs)
-                .with("limit", refusal.limit)
-                .with("reason", reason);
-            let mut resp = ApiError(err).into_response();
+            let mut resp = ApiError(refusal_error(&refusal)).into_response();
             let h = resp.headers_mut();
             set(h, &LIMIT, refusal.limit.into());
             set(h, &REMAINING, 0);

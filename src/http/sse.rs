@@ -1,7 +1,7 @@
 //! Server-Sent Events: every event carries its sequence number as `id` and its name as
 //! `event` (and in its data as `type`, `tipo` on PT streams, but for anomalies, whose `type` is
 //! the anomaly type); keep-alive comments flow while the run is quiet; the response is never
-//! compressed or buffered by proxies.
+//! compressed or buffered by proxies. Chat streams use [`event_stream`] with their own events.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -29,8 +29,15 @@ pub fn investigation_stream(
         if let Some(fields) = data.as_object_mut() {
             fields.entry(key).or_insert_with(|| name.into());
         }
-        Ok::<_, Infallible>(Event::default().id(e.seq.to_string()).event(name).data(data.to_string()))
+        Event::default().id(e.seq.to_string()).event(name).data(data.to_string())
     });
+    event_stream(stream, keep_alive_secs)
+}
+
+/// Any event stream as an SSE response: keep-alive comments while quiet, never buffered by
+/// proxies, never compressed (the compression layer skips `text/event-stream`).
+pub fn event_stream(stream: impl Stream<Item = Event> + Send + 'static, keep_alive_secs: f64) -> Response {
+    let stream = stream.map(Ok::<_, Infallible>);
     let keep_alive = KeepAlive::new().interval(Duration::from_secs_f64(keep_alive_secs.max(0.1))).text("keep-alive");
     let mut resp = Sse::new(stream).keep_alive(keep_alive).into_response();
     let h = resp.headers_mut();

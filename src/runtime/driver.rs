@@ -186,6 +186,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         records_analyzed: dataset.len(),
         execution_time_ms: started.elapsed().as_millis() as u64,
         provenance: provenance.clone(),
+        top_suppliers: vigia_agents::conversation::top_suppliers(&dataset, 10),
     };
     if control.cancelled.is_cancelled() {
         let any = !agents_used.is_empty();

@@ -157,6 +157,7 @@ impl Emitter {
             contract_id: contract.map(|c| c.id.to_string()),
             supplier,
             value: contract.map(Contract::value).or(at_stake),
+            at_stake,
         })
         .await;
     }

@@ -139,9 +139,10 @@ async fn with_a_cap_of_one_every_agent_of_an_investigation_takes_its_turn() {
     assert_eq!(done.status, Status::Completed, "{:?}", done.error);
     let r = done.results.unwrap();
     assert!(r.agents_failed.is_empty(), "{:?}", r.agents_failed);
-    let implemented = rt.status().await.unwrap().implemented_agents;
-    assert_eq!(r.agents_used.len(), implemented.len(), "{:?}", r.agents_used);
-    assert!(implemented.len() >= 7);
+    // Every detection agent of the roster's coverage takes part (the others answer direct calls).
+    let detection = vigia_agents::agents::roster::COVERAGE.len();
+    assert_eq!(r.agents_used.len(), detection, "{:?}", r.agents_used);
+    assert!(detection >= 7);
     let status = rt.status().await.unwrap();
     assert_eq!((status.loaded_agents.len(), status.statistics.waiting_leases), (1, 0));
 }
@@ -176,7 +177,10 @@ async fn cleanup_keeps_recently_used_agents_unless_forced() {
 
 #[tokio::test]
 async fn unknown_analyses_cannot_be_loaded() {
-    let (rt, _store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
+    // A factory that cannot build tiradentes (a build without his analysis).
+    let factory: AgentFactory =
+        Arc::new(|id| if id == AgentId::Tiradentes { None } else { vigia_agents::instantiate(id) });
+    let (rt, _store, _dir) = runtime_with(factory, agents_config(15.0, 10)).await;
     assert!(matches!(rt.load(AgentId::Tiradentes).await, Err(RuntimeError::AgentUnavailable { .. })));
     assert!(!rt.is_implemented(AgentId::Tiradentes));
 }
@@ -308,6 +312,7 @@ async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_s
         contract_id: None,
         supplier: None,
         value: None,
+        at_stake: None,
     };
     store.append_event(inv.id, &InvestigationEvent { seq: 1, kind: stored }).unwrap();
     // The crashed run had reserved numbers up to 300 and may have published some of them.

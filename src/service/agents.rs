@@ -10,17 +10,21 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use vigia_agents::conversation::Senna;
 use vigia_agents::model::report::Insight;
-use vigia_agents::{AgentId, AgentOutput, Anomaly, Artifact, Dataset, DetectionParams};
+use vigia_agents::{AgentId, AgentOutput, Anomaly, Artifact, Dataset, DetectionParams, FindingsCache};
 
 use super::admin::{resolve_agent, runtime_error};
 use super::agent_request::AgentRequest;
+use crate::domain::Principal;
 use crate::domain::investigation::Provenance;
 use crate::domain::ports::DataProvider;
 use crate::error::{Error, ErrorCode, Result};
 use crate::runtime::calls::CallStats;
 use crate::runtime::{AgentCall, RuntimeHandle};
 
+/// Audit records the security review reads at most (the newest).
+const AUDIT_REVIEWED: usize = 20_000;
 /// Results kept at most (oldest dropped first).
 const CACHE_ENTRIES: usize = 512;
 /// Anomalies listed in a direct call's answer (the count is always whole).
@@ -103,6 +107,19 @@ impl AgentAnswer {
     }
 }
 
+/// An audit record as the security auditor reads it.
+fn security_event(e: crate::domain::AuditEntry) -> vigia_agents::model::security_log::SecurityEvent {
+    let detail = (!e.details.is_empty()).then(|| serde_json::Value::Object(e.details.clone()).to_string());
+    vigia_agents::model::security_log::SecurityEvent {
+        timestamp: e.timestamp,
+        actor: e.actor_email.clone().or_else(|| e.actor_id.map(|u| u.0.to_string())),
+        action: e.action.clone(),
+        outcome: if matches!(e.outcome, crate::domain::Outcome::Success) { "success" } else { "failure" }.into(),
+        ip: e.address.clone(),
+        detail,
+    }
+}
+
 fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
     let (n, sum) = xs.fold((0usize, 0.0), |(n, s), x| (n + 1, s + x));
     (n > 0).then(|| sum / n as f64)
@@ -132,18 +149,27 @@ pub struct AgentState {
     pub stats: CallStats,
 }
 
-/// The direct-call facade.
+/// The direct-call facade. Cheap to clone (the clones share the cache and the router).
+#[derive(Clone)]
 pub struct AgentService {
     runtime: RuntimeHandle,
+    store: crate::storage::Store,
     provider: Arc<dyn DataProvider>,
     cache_ttl: Duration,
-    cache: Mutex<HashMap<String, (Instant, AgentAnswer)>>,
+    cache: Arc<Mutex<HashMap<String, (Instant, AgentAnswer)>>>,
+    /// The router (senna), trained once, shared with chat.
+    pub senna: Arc<Senna>,
 }
 
 impl AgentService {
     /// Builds the facade; results are reused for `cache_ttl`.
-    pub fn new(runtime: RuntimeHandle, provider: Arc<dyn DataProvider>, cache_ttl: Duration) -> Self {
-        AgentService { runtime, provider, cache_ttl, cache: Mutex::new(HashMap::new()) }
+    pub fn new(
+        runtime: RuntimeHandle,
+        store: crate::storage::Store,
+        provider: Arc<dyn DataProvider>,
+        cache_ttl: Duration,
+    ) -> Self {
+        AgentService { runtime, store, provider, cache_ttl, cache: Arc::default(), senna: Arc::new(Senna::new()) }
     }
 
     /// The data a request names, filtered as an investigation filters it.
@@ -157,8 +183,26 @@ impl AgentService {
     }
 
     /// Runs `agent_name` over the data `req` names (or answers from an identical recent call).
-    pub async fn investigate(&self, agent_name: &str, req: &AgentRequest) -> Result<AgentAnswer> {
-        let agent = resolve_agent(agent_name)?;
+    pub async fn investigate(
+        &self,
+        agent_name: &str,
+        req: &AgentRequest,
+        viewer: Option<&Principal>,
+    ) -> Result<AgentAnswer> {
+        self.investigate_as(resolve_agent(agent_name)?, req, viewer).await
+    }
+
+    /// [`AgentService::investigate`] for an agent already resolved. maria_quiteria reviews the
+    /// service's own audit log, so only callers who may read it (admins) can call her.
+    pub async fn investigate_as(
+        &self,
+        agent: AgentId,
+        req: &AgentRequest,
+        viewer: Option<&Principal>,
+    ) -> Result<AgentAnswer> {
+        if agent == AgentId::MariaQuiteria {
+            return self.security_review(viewer).await;
+        }
         let key = format!("{}|{}", agent.as_str(), serde_json::to_string(req).unwrap_or_default());
         if let Some(mut hit) = self.cached(&key) {
             hit.cache_hit = true;
@@ -166,9 +210,27 @@ impl AgentService {
         }
         let (dataset, provenance) = self.data(req).await?;
         let params = req.to_investigation()?.detection_params();
-        let answer = self.run(agent, dataset, params, req.query.clone(), &provenance).await?;
+        let answer = self.run(agent, dataset, params, req.query.clone(), &provenance, None).await?;
         self.remember(key, answer.clone());
         Ok(answer)
+    }
+
+    /// maria_quiteria over the most recent audit records (never cached: the log grows).
+    async fn security_review(&self, viewer: Option<&Principal>) -> Result<AgentAnswer> {
+        let p = viewer.ok_or_else(crate::domain::user::unauthenticated)?;
+        p.require(crate::domain::Permission::ViewAudit)?;
+        let (entries, _) = self.store.audit_page(0, AUDIT_REVIEWED).map_err(Error::internal)?;
+        let ds =
+            Dataset { security_events: entries.into_iter().rev().map(security_event).collect(), ..Default::default() };
+        let provenance = Provenance {
+            source: "audit_log".into(),
+            demo_mode: false,
+            fetched_at: Some(Utc::now()),
+            cache_hit: false,
+            fallback_reason: None,
+        };
+        let params = DetectionParams::default();
+        self.run(AgentId::MariaQuiteria, Arc::new(ds), params, None, &provenance, None).await
     }
 
     /// Runs one agent over `dataset` through the runtime.
@@ -179,9 +241,10 @@ impl AgentService {
         params: DetectionParams,
         question: Option<String>,
         provenance: &Provenance,
+        findings: Option<Arc<FindingsCache>>,
     ) -> Result<AgentAnswer> {
         let started = Instant::now();
-        let call = AgentCall { agent, dataset: dataset.clone(), params, question, findings: None, progress: None };
+        let call = AgentCall { agent, dataset: dataset.clone(), params, question, findings, progress: None };
         let out = self.runtime.call_agent(call).await.map_err(runtime_error)?;
         Ok(AgentAnswer::new(agent, out, &dataset, provenance, started.elapsed()))
     }

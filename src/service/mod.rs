@@ -6,9 +6,12 @@ pub mod agent_request;
 pub mod agents;
 pub mod audit;
 pub mod auth;
+pub mod chat;
 pub mod durability;
 pub mod health;
 pub mod investigations;
+pub mod orchestration;
+pub mod reports;
 pub mod retention;
 pub mod whitelist;
 
@@ -39,6 +42,10 @@ pub struct Services {
     pub admin: Arc<AdminService>,
     /// Direct agent calls.
     pub agents: Arc<AgentService>,
+    /// Chat turns and history.
+    pub chat: Arc<chat::ChatService>,
+    /// Reports of investigations.
+    pub reports: Arc<reports::ReportService>,
     /// The admin IP whitelist.
     pub whitelist: Arc<WhitelistService>,
     /// The audit trail.

@@ -72,3 +72,36 @@ async fn records_posted_to_detect_come_back_with_their_anomalies() {
     assert_eq!(v["error"]["code"], "VALIDATION_ERROR");
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn every_agent_of_the_roster_loads_and_answers_a_direct_call() {
+    let app = crate::helpers::spawn_secure_app().await;
+    let admin = app.admin_token().await;
+    let status: Value = app.get("/api/v1/agents/status").await.json().await.unwrap();
+    let ids: Vec<String> =
+        status["agents"].as_array().unwrap().iter().map(|a| a["agent"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids.len(), 16);
+    assert_eq!(status["implemented"], 16, "every agent has an analysis: {status}");
+    let body = json!({"orgao": "36000", "ano": 2024, "query": "contratos do Ministério da Saúde em 2024"});
+    for id in &ids {
+        let r = app.post_as(&format!("/api/v1/agents/{id}/investigate"), &admin, &body).await;
+        assert_eq!(r.status(), 200, "{id}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["agent"], id.as_str());
+        assert_eq!(v["status"], "completed", "{v}");
+        // The detection agents may rightly find nothing in one organ's year; the others always
+        // hand back a product (a report, charts, a route, a plan, a review).
+        let detects = ["zumbi", "anita", "oxossi", "bonifacio", "machado", "ceuci", "obaluaie"].contains(&id.as_str());
+        let products = v["insights"].as_array().unwrap().len() + v["artifacts"].as_array().map_or(0, Vec::len);
+        assert!(detects || products > 0, "{id} did real work: {v}");
+    }
+    let status: Value = app.get("/api/v1/agents/status").await.json().await.unwrap();
+    for a in status["agents"].as_array().unwrap() {
+        assert_eq!(a["calls"], 1, "{a}");
+        assert_eq!(a["failures"], 0, "{a}");
+    }
+    // The security review reads the audit log: not for anonymous callers.
+    let r = app.post("/api/v1/agents/maria_quiteria/investigate", &json!({})).await;
+    assert_eq!(r.status(), 401);
+    app.shutdown().await;
+}

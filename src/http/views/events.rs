@@ -21,7 +21,17 @@ pub fn event(lang: Lang, e: &InvestigationEvent) -> (&'static str, Value) {
                 ],
             ),
         ),
-        EventKind::Anomaly { id, anomaly_type, severity, confidence, description, contract_id, supplier, value } => {
+        EventKind::Anomaly {
+            id,
+            anomaly_type,
+            severity,
+            confidence,
+            description,
+            contract_id,
+            supplier,
+            value,
+            ..
+        } => {
             let kind = vigia_agents::AnomalyType::parse(anomaly_type);
             let sev = match severity.as_str() {
                 "critical" if pt => "critica",

@@ -194,6 +194,7 @@ pub fn results(lang: Lang, inv: &Investigation) -> Value {
                     vec![
                         ("query", "consulta", json!(inv.request.query)),
                         ("data_source", "fonte_dados", json!(inv.request.data_source)),
+                        ("filters", "filtros", json!(inv.request.filters)),
                         ("execution_time_ms", "tempo_execucao_ms", json!(r.execution_time_ms)),
                         ("total_records_analyzed", "total_registros_analisados", json!(r.records_analyzed)),
                         ("source", "origem", json!(r.provenance.source)),

@@ -1,0 +1,133 @@
+//! Chat benchmark of the release binary over loopback; prints figures, asserts nothing.
+//!
+//! `cargo build --release && cargo run --release --example bench_chat`
+//!
+//! Starts `target/release/vigia serve` (demo mode, 200 demo contracts per fetch, rate limits
+//! off) and measures, with a Rust SSE/WebSocket client:
+//! - time to the first event and to `complete` (p50, p99) and completed answers per second at
+//!   1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
+//!   history, drummond's answer, durable storage; no analysis) and for investigation turns
+//!   (a real investigation of the demo data per turn, streamed finding by finding);
+//! - the server's RSS with 10,000 chat WebSocket connections open at once, each after one turn.
+
+#[path = "support/server.rs"]
+mod server;
+
+use std::time::{Duration, Instant};
+
+use futures::{SinkExt, StreamExt};
+use serde_json::json;
+use server::{free_port, rss_mb, serve, wait_ready};
+
+/// One turn over SSE: (time to the first event, time to the terminal event, completed?).
+async fn turn(client: &reqwest::Client, base: &str, message: &str) -> Option<(Duration, Duration, bool)> {
+    let began = Instant::now();
+    let resp =
+        client.post(format!("{base}/api/v1/chat/stream")).json(&json!({"message": message})).send().await.ok()?;
+    let mut body = resp.bytes_stream();
+    let mut first = None;
+    let mut text = String::new();
+    while let Some(Ok(bytes)) = body.next().await {
+        first.get_or_insert_with(|| began.elapsed());
+        text.push_str(&String::from_utf8_lossy(&bytes));
+        if text.contains("event: complete") || text.contains("event: error") {
+            break;
+        }
+    }
+    Some((first?, began.elapsed(), text.contains("event: complete")))
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let k = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[k].as_secs_f64() * 1000.0
+}
+
+/// `total` turns of `message`, `concurrency` at a time; prints latencies and the rate.
+async fn level(client: &reqwest::Client, base: &str, message: &str, label: &str, concurrency: usize, total: usize) {
+    let began = Instant::now();
+    let results: Vec<_> = futures::stream::iter(0..total)
+        .map(|_| turn(client, base, message))
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let secs = began.elapsed().as_secs_f64();
+    let ok: Vec<_> = results.iter().flatten().filter(|r| r.2).collect();
+    let mut first: Vec<Duration> = ok.iter().map(|r| r.0).collect();
+    let mut done: Vec<Duration> = ok.iter().map(|r| r.1).collect();
+    first.sort();
+    done.sort();
+    println!(
+        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} |",
+        ok.len(),
+        pct(&first, 0.5),
+        pct(&first, 0.99),
+        pct(&done, 0.5),
+        pct(&done, 0.99),
+        ok.len() as f64 / secs
+    );
+}
+
+/// Opens `n` WebSockets, has each answer one turn, and keeps them all open; returns them.
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn open_sockets(base_ws: &str, n: usize) -> Vec<Socket> {
+    let sockets: Vec<_> = futures::stream::iter(0..n)
+        .map(|_| async move {
+            let (mut ws, _) = tokio_tungstenite::connect_async(format!("{base_ws}/api/v1/chat/ws")).await.ok()?;
+            let msg = json!({"type": "chat", "message": "oi"}).to_string();
+            ws.send(tokio_tungstenite::tungstenite::Message::Text(msg.into())).await.ok()?;
+            while let Some(Ok(m)) = ws.next().await {
+                if m.to_text().is_ok_and(|t| t.contains("\"complete\"") || t.contains("\"error\"")) {
+                    return Some(ws);
+                }
+            }
+            None
+        })
+        .buffer_unordered(200)
+        .filter_map(futures::future::ready)
+        .collect()
+        .await;
+    sockets
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    println!("machine: {} cores, {}", std::thread::available_parallelism()?.get(), std::env::consts::ARCH);
+    let client = reqwest::Client::builder().pool_max_idle_per_host(1024).build()?;
+    let dir = tempfile::tempdir()?;
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = serve(dir.path(), port, 200)?;
+    wait_ready(&client, &base).await?;
+    // Warm up: load the agents and the router.
+    turn(&client, &base, "Investigue contratos do Ministério da Saúde em 2024").await;
+    turn(&client, &base, "olá").await;
+
+    println!("| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)] {
+        level(&client, &base, "olá, tudo bem?", "conversation", c, n).await;
+    }
+    let question = "Investigue contratos do Ministério da Saúde em 2024";
+    for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
+        level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
+    }
+
+    let before = rss_mb(server.id());
+    let sockets = open_sockets(&format!("ws://127.0.0.1:{port}"), 10_000).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let during = rss_mb(server.id());
+    println!(
+        "{} chat WebSockets open after one turn each: server RSS {:.1} MB before, {:.1} MB with them open",
+        sockets.len(),
+        before.unwrap_or(f64::NAN),
+        during.unwrap_or(f64::NAN)
+    );
+    drop(sockets);
+    server.kill()?;
+    server.wait()?;
+    Ok(())
+}

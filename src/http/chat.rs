@@ -1,0 +1,152 @@
+//! Chat routes: a turn streamed as SSE (`/chat/stream`) or answered as one JSON document
+//! (`/chat/message`, or `/chat/stream` with `stream: false`), the caller's conversations and
+//! the cursor pages of one conversation. The WebSocket lives in [`super::chat_ws`].
+//! Errors of a streamed turn (invalid credentials, rate limit, a bad message) arrive inside the
+//! stream as its one `error` event; the JSON form answers them with the error envelope.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use axum::response::sse::Event;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth_extract::MaybeAuthUser;
+use super::auth_layer::Caller;
+use super::error::ApiError;
+use super::extract::ApiJson;
+use super::rate_limit::StreamRefusal;
+use super::sse;
+use crate::domain::cursor::Direction;
+use crate::error::{Error, ErrorCode};
+use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
+
+type ApiResult = Result<Response, ApiError>;
+
+/// The routes (the WebSocket's included).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/chat/stream", post(stream))
+        .route("/api/v1/chat/message", post(message))
+        .route("/api/v1/chat/ws", get(super::chat_ws::upgrade))
+        .route("/api/v1/chat/history", get(sessions))
+        .route("/api/v1/chat/history/{session_id}", get(history))
+        .route("/api/v1/chat/history/{session_id}/paginated", get(history))
+}
+
+/// The caller as a turn sees it, from what the auth and rate-limit layers left in the request.
+pub(crate) fn turn_caller(caller: Option<&Caller>, refusal: Option<&StreamRefusal>) -> chat::Caller {
+    chat::Caller { principal: caller.map_or(Ok(None), |c| c.0.clone()), refused: refusal.map(|r| r.0.clone()) }
+}
+
+/// A chat event as an SSE event: `id`, `event` and the JSON data with `type`.
+fn sse_event(e: &ChatEvent) -> Event {
+    let data = serde_json::to_string(e).unwrap_or_else(|_| "{}".into());
+    Event::default().id(e.seq.to_string()).event(e.kind.name()).data(data)
+}
+
+async fn stream(
+    State(st): State<AppState>,
+    caller: Option<Extension<Caller>>,
+    refusal: Option<Extension<StreamRefusal>>,
+    ApiJson(req): ApiJson<ChatRequest>,
+) -> ApiResult {
+    let caller = turn_caller(caller.as_deref(), refusal.as_deref());
+    if req.stream == Some(false) {
+        return one_document(&st, req, caller).await;
+    }
+    let events = st.services.chat.turn(req, caller);
+    let shutdown = st.shutdown.clone();
+    // A server that is stopping ends open streams (the turn itself finishes and is stored).
+    let events = events.take_until(async move { shutdown.wait().await }).map(|e| sse_event(&e));
+    Ok(sse::event_stream(events, st.keep_alive_secs))
+}
+
+async fn message(
+    State(st): State<AppState>,
+    caller: Option<Extension<Caller>>,
+    ApiJson(req): ApiJson<ChatRequest>,
+) -> ApiResult {
+    // Rate limits were applied by the layer (a refusal here is already a 429).
+    let caller = turn_caller(caller.as_deref(), None);
+    one_document(&st, req, caller).await
+}
+
+/// Runs a turn to its end and answers it as one JSON document (or the error envelope).
+async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> ApiResult {
+    let mut events = st.services.chat.turn(req, caller);
+    let mut doc = serde_json::Map::new();
+    let mut chunks: Vec<String> = Vec::new();
+    while let Some(e) = events.next().await {
+        match e.kind {
+            ChatEventKind::Start { session_id, .. } => {
+                doc.insert("session_id".into(), session_id.into());
+            }
+            ChatEventKind::AgentSelected { agent, reason, intent, confidence } => {
+                doc.insert(
+                    "routing".into(),
+                    json!({"agent": agent, "reason": reason, "intent": intent, "confidence": confidence}),
+                );
+            }
+            ChatEventKind::Chunk { content, .. } => chunks.push(content),
+            ChatEventKind::Complete { status, anomalies, confidence, investigation_id, message_id, agent, .. } => {
+                doc.insert("status".into(), status.into());
+                doc.insert("message_id".into(), message_id.into());
+                doc.insert("agent".into(), agent.into());
+                doc.insert("anomalies".into(), anomalies.into());
+                doc.insert("confidence".into(), confidence.into());
+                doc.insert("investigation_id".into(), investigation_id.into());
+                doc.insert("role".into(), "assistant".into());
+                doc.insert("content".into(), chunks.join("\n\n").into());
+                return Ok(Json(Value::Object(doc)).into_response());
+            }
+            ChatEventKind::Error { message, code, retry_after, .. } => {
+                let code = ErrorCode::parse(&code).unwrap_or(ErrorCode::ServiceUnavailable);
+                let mut err = Error::new(code, message);
+                if let Some(secs) = retry_after {
+                    err = err.with("retry_after", secs);
+                }
+                return Err(ApiError(err));
+            }
+            ChatEventKind::Thinking { .. } => {}
+        }
+    }
+    Err(ApiError(Error::new(ErrorCode::ServiceUnavailable, "the answer was interrupted (the server is stopping)")))
+}
+
+async fn sessions(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> ApiResult {
+    let sessions = st.services.chat.sessions(who.as_ref())?;
+    let items: Vec<Value> = sessions
+        .iter()
+        .map(|s| {
+            json!({
+                "session_id": s.id, "title": s.title, "created_at": s.created_at, "updated_at": s.updated_at,
+                "message_count": s.message_count,
+            })
+        })
+        .collect();
+    Ok(Json(json!({"sessions": items, "total": items.len()})).into_response())
+}
+
+async fn history(
+    State(st): State<AppState>,
+    MaybeAuthUser(who): MaybeAuthUser,
+    Path(session_id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    let direction = match q.get("direction").map(String::as_str) {
+        None | Some("") => Direction::Prev,
+        Some(d) => Direction::parse(d).ok_or_else(|| Error::validation("direction", "'next' or 'prev'"))?,
+    };
+    let limit = match q.get("limit") {
+        None => 50,
+        Some(l) => l.trim().parse::<usize>().map_err(|_| Error::validation("limit", "an integer from 1 to 100"))?,
+    };
+    let page =
+        st.services.chat.history(&session_id, q.get("cursor").map(String::as_str), direction, limit, who.as_ref())?;
+    Ok(Json(page).into_response())
+}

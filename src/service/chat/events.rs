@@ -1,0 +1,201 @@
+//! The events of a chat turn. Serialised with their name in `type` (clients of the service
+//! Vigia replaces read only `data:` lines and dispatch on it); the SSE `event:` line and the
+//! WebSocket message carry the same payload. Numbered from 1 per turn (the SSE `id:`).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+/// One event with its number in the turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatEvent {
+    /// 1, 2, ... within the turn.
+    #[serde(skip)]
+    pub seq: u64,
+    /// The payload.
+    #[serde(flatten)]
+    pub kind: ChatEventKind,
+}
+
+/// The chat stream's events (spec "Chat stream"), plus `start`, which names the session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ChatEventKind {
+    /// The turn was accepted: its session and the stored user message.
+    Start {
+        /// The conversation (new when the client sent none).
+        session_id: String,
+        /// The stored user message's id (absent when the message was refused).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message_id: Option<String>,
+    },
+    /// Work began.
+    Thinking {
+        /// What is happening (`routing`, `analyzing`).
+        status: String,
+        /// Who is working.
+        agent: String,
+        /// When.
+        timestamp: DateTime<Utc>,
+    },
+    /// Automatic routing chose an agent.
+    AgentSelected {
+        /// The agent's id.
+        agent: String,
+        /// Why, in the user's language.
+        reason: String,
+        /// The intent recognised.
+        intent: String,
+        /// The router's confidence, 0-1.
+        confidence: f64,
+    },
+    /// A piece of the answer.
+    Chunk {
+        /// Text (Markdown).
+        content: String,
+        /// 0-100, never decreasing within a turn.
+        progress: f64,
+    },
+    /// The answer is complete and stored.
+    Complete {
+        /// `completed`.
+        status: String,
+        /// Anomalies behind the answer.
+        anomalies: usize,
+        /// Confidence of the answer, 0-1.
+        confidence: f64,
+        /// The investigation the turn started, if any.
+        investigation_id: Option<String>,
+        /// The conversation.
+        session_id: String,
+        /// The stored assistant message's id.
+        message_id: String,
+        /// The agent that answered.
+        agent: String,
+    },
+    /// The turn failed; nothing follows.
+    Error {
+        /// Short kind (`rate_limited`, `unauthorized`, `validation`, `unavailable`, ...).
+        error: String,
+        /// What went wrong, safe to show.
+        message: String,
+        /// The stable error code (`RATE_LIMIT_EXCEEDED`, `UNAUTHORIZED`, `VALIDATION_ERROR`, ...).
+        code: String,
+        /// Seconds to wait before retrying (rate limits).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after: Option<u64>,
+    },
+}
+
+impl ChatEventKind {
+    /// The event name (`thinking`, `chunk`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ChatEventKind::Start { .. } => "start",
+            ChatEventKind::Thinking { .. } => "thinking",
+            ChatEventKind::AgentSelected { .. } => "agent_selected",
+            ChatEventKind::Chunk { .. } => "chunk",
+            ChatEventKind::Complete { .. } => "complete",
+            ChatEventKind::Error { .. } => "error",
+        }
+    }
+
+    /// Whether the turn ends with it.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, ChatEventKind::Complete { .. } | ChatEventKind::Error { .. })
+    }
+
+    /// The `error` event of a service error.
+    pub fn from_error(e: &crate::error::Error) -> Self {
+        use crate::error::ErrorCode as C;
+        let kind = match e.code {
+            C::RateLimitExceeded => "rate_limited",
+            C::Unauthorized | C::TokenInvalid | C::TokenExpired => "unauthorized",
+            C::InsufficientPermissions => "forbidden",
+            C::Validation => "validation",
+            C::AgentNotFound | C::InvestigationNotFound | C::ResourceNotFound => "not_found",
+            C::InsufficientData => "insufficient_data",
+            C::Internal => "internal",
+            _ => "unavailable",
+        };
+        ChatEventKind::Error {
+            error: kind.into(),
+            message: e.message.clone(),
+            code: e.code.as_str().into(),
+            retry_after: e.details.get("retry_after").and_then(|v| v.as_f64()).map(|s| s.ceil() as u64),
+        }
+    }
+}
+
+/// Numbers events, keeps chunk progress from going back, and remembers what the answer said.
+/// A client that went away does not stop the turn: sends to it are dropped.
+pub(crate) struct Sender {
+    tx: mpsc::Sender<ChatEvent>,
+    seq: u64,
+    progress: f64,
+    /// The chunks sent, joined: the stored answer.
+    pub answer: String,
+}
+
+impl Sender {
+    pub fn new(tx: mpsc::Sender<ChatEvent>) -> Self {
+        Sender { tx, seq: 0, progress: 0.0, answer: String::new() }
+    }
+
+    pub async fn send(&mut self, kind: ChatEventKind) {
+        self.seq += 1;
+        let _ = self.tx.send(ChatEvent { seq: self.seq, kind }).await;
+    }
+
+    /// Sends a piece of the answer at `progress` (raised to the last progress sent, capped at 100).
+    /// Empty content only moves the progress on.
+    pub async fn chunk(&mut self, content: String, progress: f64) {
+        self.progress = progress.clamp(self.progress, 100.0);
+        if content.trim().is_empty() {
+            return;
+        }
+        if !self.answer.is_empty() {
+            self.answer.push_str("\n\n");
+        }
+        self.answer.push_str(&content);
+        let progress = (self.progress * 10.0).round() / 10.0;
+        self.send(ChatEventKind::Chunk { content, progress }).await;
+    }
+
+    /// The progress reached so far.
+    pub fn progress(&self) -> f64 {
+        self.progress
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn chunks_never_go_back_in_progress_and_the_type_names_the_event() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut s = Sender::new(tx);
+        s.chunk("a".into(), 40.0).await;
+        s.chunk("b".into(), 20.0).await;
+        s.chunk("   ".into(), 90.0).await;
+        s.chunk("c".into(), 140.0).await;
+        let mut got = Vec::new();
+        while let Ok(e) = rx.try_recv() {
+            got.push(e);
+        }
+        let progress: Vec<f64> = got
+            .iter()
+            .map(|e| match e.kind {
+                ChatEventKind::Chunk { progress, .. } => progress,
+                _ => -1.0,
+            })
+            .collect();
+        assert_eq!(progress, [40.0, 40.0, 100.0], "the empty chunk moved progress to 90 without being sent");
+        assert_eq!(got.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(s.answer, "a\n\nb\n\nc");
+        let json = serde_json::to_value(&got[0]).unwrap();
+        assert_eq!(json["type"], "chunk");
+        assert_eq!(json["content"], "a");
+    }
+}

@@ -1,0 +1,113 @@
+//! Chat: one conversation turn at a time, streamed as it happens. A turn stores the user's
+//! message, routes it (senna, unless the client named an agent), does the real work the route
+//! asks for (an investigation, one agent's analysis, a plan of several agents, or an answer
+//! from memory) and streams `start`, `thinking`, `agent_selected`, `chunk`s and `complete` (or
+//! `error`). The answer is stored with the session's memory (nana) and made durable before
+//! `complete` is sent. Each turn runs in its own task, so an answer is finished and stored even
+//! if the client goes away mid-stream.
+//!
+//! - [`events`]: the turn's events as every transport sends them.
+//! - [`turn`]: what a turn does, intent by intent.
+//! - [`history`]: the caller's sessions and the cursor pages of a session's messages.
+
+pub mod events;
+pub mod history;
+mod report;
+mod turn;
+mod work;
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+pub use events::{ChatEvent, ChatEventKind};
+
+use super::{AgentService, InvestigationService};
+use crate::domain::Principal;
+use crate::error::Error;
+use crate::storage::Store;
+
+/// Events a slow client may have queued before the turn waits for it.
+const EVENT_BUFFER: usize = 64;
+
+/// `filters` of a chat request.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ChatFilters {
+    /// Year of the contracts.
+    #[serde(alias = "ano")]
+    pub year: Option<i32>,
+    /// Smallest contract value.
+    #[serde(alias = "valor_minimo")]
+    pub min_value: Option<f64>,
+}
+
+/// One turn as clients send it: `{message, agent_name, stream, filters, session_id}`, or the
+/// older `{message, session_id, agent_id, context}` (an absent or unknown `agent_id` means
+/// automatic routing; an unknown `agent_name` is an error).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ChatRequest {
+    /// What the user wrote.
+    #[serde(alias = "mensagem")]
+    pub message: String,
+    /// `auto`, an agent id or an alias.
+    #[serde(alias = "agente")]
+    pub agent_name: Option<String>,
+    /// The older clients' agent field.
+    pub agent_id: Option<String>,
+    /// Whether to stream (the SSE route answers one JSON document when false).
+    pub stream: Option<bool>,
+    /// Year and minimum value.
+    pub filters: ChatFilters,
+    /// The conversation; a new one when absent.
+    #[serde(alias = "sessao_id")]
+    pub session_id: Option<String>,
+    /// The older clients' free-form context (kept for compatibility, not interpreted).
+    pub context: Option<serde_json::Value>,
+}
+
+/// What the transport knows about the caller of a turn.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The signed-in user, if any; `Err` when the credentials presented were invalid.
+    pub principal: Result<Option<Principal>, Error>,
+    /// Set when the rate limiter refused the request (the stream reports it).
+    pub refused: Option<Error>,
+}
+
+/// The chat facade.
+pub struct ChatService {
+    pub(crate) store: Store,
+    pub(crate) investigations: Arc<InvestigationService>,
+    pub(crate) agents: Arc<AgentService>,
+    pub(crate) demo: bool,
+}
+
+impl ChatService {
+    /// Builds the facade (routing with the agents' router).
+    pub fn new(store: Store, investigations: Arc<InvestigationService>, agents: Arc<AgentService>, demo: bool) -> Self {
+        ChatService { store, investigations, agents, demo }
+    }
+
+    /// tiradentes' report of a finished investigation, cut into the sections a chat answer
+    /// streams.
+    pub(crate) fn report_sections(&self, id: &str, viewer: Option<&Principal>) -> crate::error::Result<Vec<String>> {
+        let id =
+            crate::domain::InvestigationId::parse(id).ok_or_else(|| Error::validation("investigation_id", "a UUID"))?;
+        let inv = self.investigations.get(id, viewer)?;
+        let report = vigia_agents::agents::tiradentes::render_report(&super::reports::input_of(&inv)?);
+        Ok(super::reports::sections(&report.markdown))
+    }
+
+    /// Runs one turn in its own task and returns its events as they happen. The stream always
+    /// ends with `complete` or `error`.
+    pub fn turn(self: &Arc<Self>, req: ChatRequest, caller: Caller) -> ReceiverStream<ChatEvent> {
+        let (tx, rx) = mpsc::channel(EVENT_BUFFER);
+        let this = self.clone();
+        tokio::spawn(async move { turn::run(&this, req, caller, events::Sender::new(tx)).await });
+        ReceiverStream::new(rx)
+    }
+}

@@ -1,0 +1,160 @@
+//! One chat turn: accept (caller, rate limit, message, session), route, do the work of the
+//! route's mode ([`super::work`]), then store the answer and the session's memory durably and
+//! send `complete`. Any failure after `start` ends the stream with one `error` event.
+
+use chrono::Utc;
+use uuid::Uuid;
+use vigia_agents::AgentId;
+use vigia_agents::conversation::{AnswerFacts, Route, SessionMemory, nana};
+
+use super::events::{ChatEventKind, Sender};
+use super::work::{self, Mode};
+use super::{Caller, ChatRequest, ChatService};
+use crate::domain::Principal;
+use crate::domain::chat::{ChatMessage, ChatRole, ChatSessionId, validate_message};
+use crate::error::{Error, ErrorCode};
+use crate::service::admin::resolve_agent;
+
+/// A turn that passed the checks: its user message is stored.
+pub(super) struct Accepted {
+    pub principal: Option<Principal>,
+    pub session_id: ChatSessionId,
+    pub owner: Uuid,
+    pub memory: Option<SessionMemory>,
+    pub explicit: Option<AgentId>,
+}
+
+/// What the work of a turn produced.
+pub(super) struct Done {
+    pub agent: AgentId,
+    pub anomalies: usize,
+    pub confidence: f64,
+    pub investigation_id: Option<String>,
+    pub facts: Option<AnswerFacts>,
+}
+
+/// Runs a whole turn, sending its events to `out`.
+pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut out: Sender) {
+    let requested = req.session_id.clone().filter(|s| !s.is_empty());
+    let accepted = match accept(svc, &req, caller) {
+        Ok(a) => a,
+        Err(e) => {
+            let session_id = requested.unwrap_or_else(|| ChatSessionId::new().to_string());
+            out.send(ChatEventKind::Start { session_id, message_id: None }).await;
+            out.send(ChatEventKind::from_error(&e)).await;
+            return;
+        }
+    };
+    let user = ChatMessage::new(accepted.session_id.clone(), ChatRole::User, req.message.clone());
+    if let Err(e) = svc.store.append_chat_message(accepted.owner, &user) {
+        tracing::error!(error = %e, "a chat message could not be stored");
+        let session_id = accepted.session_id.to_string();
+        out.send(ChatEventKind::Start { session_id, message_id: None }).await;
+        out.send(ChatEventKind::from_error(&Error::new(
+            ErrorCode::ServiceUnavailable,
+            "the message could not be stored; try again",
+        )))
+        .await;
+        return;
+    }
+    out.send(ChatEventKind::Start { session_id: accepted.session_id.to_string(), message_id: Some(user.id.clone()) })
+        .await;
+    out.send(ChatEventKind::Thinking {
+        status: if accepted.explicit.is_some() { "analyzing" } else { "routing" }.into(),
+        agent: accepted.explicit.unwrap_or(AgentId::Senna).as_str().into(),
+        timestamp: Utc::now(),
+    })
+    .await;
+    let mut route = match accepted.explicit {
+        Some(agent) => svc.agents.senna.route_to(&req.message, accepted.memory.as_ref(), agent),
+        None => svc.agents.senna.route(&req.message, accepted.memory.as_ref()),
+    };
+    if let Some(year) = req.filters.year {
+        route.entities.year = Some(year);
+    }
+    if let Some(min) = req.filters.min_value {
+        route.entities.min_value = Some(min);
+    }
+    if accepted.explicit.is_none() {
+        out.send(ChatEventKind::AgentSelected {
+            agent: route.agent.as_str().into(),
+            reason: route.reason.clone(),
+            intent: route.intent.as_str().into(),
+            confidence: (route.confidence * 1000.0).round() / 1000.0,
+        })
+        .await;
+    }
+    let mode = Mode::of(accepted.explicit, &route);
+    let result = work::answer(svc, &accepted, &req.message, &route, mode, &mut out).await;
+    match result {
+        Ok(done) => finish(svc, &accepted, &route, done, out).await,
+        Err(e) => out.send(ChatEventKind::from_error(&e)).await,
+    }
+}
+
+/// Checks the caller, the rate limit, the message, the session and the agent named.
+fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accepted, Error> {
+    // Bad credentials are UNAUTHORIZED inside the stream, whatever made them bad.
+    let principal = caller.principal.map_err(|e| {
+        Error::new(ErrorCode::Unauthorized, format!("invalid credentials: {}", e.message))
+            .with("reason", e.code.as_str())
+    })?;
+    if let Some(refusal) = caller.refused {
+        return Err(refusal);
+    }
+    validate_message(&req.message)?;
+    let session_id = match req.session_id.as_deref().filter(|s| !s.is_empty()) {
+        Some(s) => ChatSessionId::parse(s)?,
+        None => ChatSessionId::new(),
+    };
+    let session = svc.store.chat_session(&session_id).map_err(Error::internal)?;
+    if let Some(s) = &session
+        && !s.visible_to(principal.as_ref())
+    {
+        return Err(Error::new(ErrorCode::Unauthorized, "this conversation belongs to another user")
+            .with("session_id", session_id.as_str()));
+    }
+    let explicit = match req.agent_name.as_deref().map(str::trim) {
+        None | Some("") | Some("auto") => req.agent_id.as_deref().and_then(AgentId::parse),
+        Some(name) => Some(resolve_agent(name)?),
+    };
+    let memory = session.as_ref().and_then(|s| serde_json::from_value::<SessionMemory>(s.memory.clone()).ok());
+    let owner = session.map_or_else(|| principal.as_ref().map_or(Uuid::nil(), |p| p.user_id.0), |s| s.owner);
+    Ok(Accepted { principal, session_id, owner, memory, explicit })
+}
+
+/// Stores the answer and the memory, makes them durable, then sends `complete`.
+async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, mut out: Sender) {
+    let mut reply = ChatMessage::new(acc.session_id.clone(), ChatRole::Assistant, out.answer.clone());
+    reply.agent = Some(done.agent.as_str().into());
+    reply.investigation_id = done.investigation_id.clone();
+    let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
+    let stored = svc.store.append_chat_message(acc.owner, &reply).and_then(|_| {
+        svc.store.update_chat_session(&acc.session_id, |s| {
+            s.map(|mut s| {
+                s.memory = serde_json::to_value(&memory).unwrap_or_default();
+                s
+            })
+        })
+    });
+    let durable = match stored {
+        Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = durable {
+        tracing::error!(error = %e, "a chat answer could not be stored durably");
+        let err = Error::new(ErrorCode::ServiceUnavailable, "the answer could not be saved; try again");
+        out.send(ChatEventKind::from_error(&err)).await;
+        return;
+    }
+    out.send(ChatEventKind::Complete {
+        status: "completed".into(),
+        anomalies: done.anomalies,
+        confidence: (done.confidence * 1000.0).round() / 1000.0,
+        investigation_id: done.investigation_id,
+        session_id: acc.session_id.to_string(),
+        message_id: reply.id,
+        agent: done.agent.as_str().into(),
+    })
+    .await;
+}
