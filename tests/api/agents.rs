@@ -105,3 +105,50 @@ async fn every_agent_of_the_roster_loads_and_answers_a_direct_call() {
     assert_eq!(r.status(), 401);
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_orchestration_runs_every_step_of_the_plan_and_a_report_renders_an_investigation() {
+    let app = spawn_app().await;
+    let body =
+        json!({"query": "investigue os contratos do Ministério da Saúde em 2024", "orgao": "36000", "ano": 2024});
+    let r = app.post("/api/v1/agents/oxossi/orchestrate", &body).await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["lead"], "oxossi");
+    let planned: Vec<&str> =
+        v["plan"]["steps"].as_array().unwrap().iter().map(|s| s["agent"].as_str().unwrap()).collect();
+    assert!(planned.contains(&"oxossi"), "the plan is built around the named agent: {planned:?}");
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), planned.len(), "every step answers");
+    assert!(steps.iter().all(|s| s["status"] == "completed"), "{steps:?}");
+    assert!(!v["answer"].as_str().unwrap().is_empty());
+    let r = app
+        .post(
+            "/api/v1/multi-agent/query",
+            &json!({"query": "Investigue contratos da Saúde em 2024 acima de R$ 1 milhão"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["lead"], "abaporu");
+    assert_eq!(v["route"]["entities"]["year"], 2024);
+    let r = app.post("/api/v1/multi-agent/query", &json!({})).await;
+    assert_eq!(r.status(), 400);
+    let r = app.post("/api/v1/agents/nobody/orchestrate", &body).await;
+    assert_eq!(r.status(), 404);
+
+    let id =
+        app.start(json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia"})).await;
+    app.wait_done(&id).await;
+    let r = app.get(&format!("/api/v1/reports/generate?investigation_id={id}")).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/markdown"));
+    let md = r.text().await.unwrap();
+    assert!(md.starts_with("# ") && md.contains(&id), "{}", &md[..200.min(md.len())]);
+    let html =
+        app.get(&format!("/api/v1/reports/generate?investigation_id={id}&format=html")).await.text().await.unwrap();
+    assert!(html.contains("<html") && html.contains("</html>"));
+    assert_eq!(app.get(&format!("/api/v1/reports/generate?investigation_id={id}&format=pdf")).await.status(), 400);
+    assert_eq!(app.get("/api/v1/reports/generate").await.status(), 400);
+    app.shutdown().await;
+}
