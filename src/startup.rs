@@ -20,8 +20,8 @@ use crate::runtime::{
 };
 use crate::service::retention::Retention;
 use crate::service::{
-    AdminService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits, Services,
-    WhitelistService,
+    AdminService, AgentService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits,
+    Services, WhitelistService,
 };
 use crate::storage::Store;
 use crate::upstream::Provider;
@@ -106,6 +106,11 @@ impl App {
                 health,
                 auth,
                 admin: admin.clone(),
+                agents: Arc::new(AgentService::new(
+                    core.runtime.clone(),
+                    core.provider.clone(),
+                    std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
+                )),
                 whitelist: Arc::new(whitelist),
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),

@@ -2,7 +2,7 @@
 //! both naming variants: Portuguese field names are serde aliases of the English ones, so the
 //! English and Portuguese routes share one parser and one validation.
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use serde::{Deserialize, Serialize};
 use vigia_agents::{AnomalyType, DetectionParams};
 
@@ -207,6 +207,33 @@ impl InvestigationRequest {
     /// The parsed data source (call after `validate`).
     pub fn source(&self) -> DataSource {
         DataSource::parse(&self.data_source).unwrap_or(DataSource::PortalTransparencia)
+    }
+
+    /// What to fetch for this request (the driver's, the chat's and direct agent calls' one
+    /// way from a request to the data). What the query text leaves open, the filters fill:
+    /// the organs named, and the year and month of a date range within one year (one month).
+    pub fn data_query(&self) -> crate::domain::ports::DataQuery {
+        let mut intent = vigia_agents::query::interpret(&self.query);
+        if intent.organ_codes.is_empty() {
+            intent.organ_codes = self.filters.organizations.iter().filter(|o| o.len() == 5).cloned().collect();
+        }
+        if let Some(r) = &self.filters.date_range
+            && r.start.year() == r.end.year()
+        {
+            intent.year = intent.year.or(Some(r.start.year()));
+            if r.start.month() == r.end.month() && intent.year == Some(r.start.year()) {
+                intent.month = intent.month.or(Some(r.start.month()));
+            }
+        }
+        if let Some(min) = self.filters.min_value {
+            intent.min_value = intent.min_value.or(Some(min));
+        }
+        crate::domain::ports::DataQuery {
+            query: self.query.clone(),
+            source: self.source(),
+            intent,
+            filters: self.filters.clone(),
+        }
     }
 
     /// Detection parameters with the spec's defaults.

@@ -2,6 +2,7 @@
 //! result; they never name the actor system or the store.
 
 mod admin;
+mod agents;
 mod audit;
 mod auth;
 pub mod auth_extract;
@@ -68,6 +69,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(investigations::router())
         .merge(auth::router())
         .merge(admin::router())
+        .merge(agents::router())
         .merge(whitelist::router())
         .merge(audit::router())
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })

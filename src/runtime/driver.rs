@@ -10,18 +10,18 @@ use chrono::Utc;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use ractor::ActorRef;
-use ractor::rpc::CallResult;
 use tokio::sync::{mpsc, watch};
 use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
 use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
 
+use super::direct::run_job;
 use super::emitter::Emitter;
 use super::events::EventHub;
-use super::host::{HostMsg, Job, JobFailure};
-use super::pool::{Lease, PoolMsg};
+use super::host::Job;
+use super::pool::PoolMsg;
 use crate::domain::investigation::Results;
-use crate::domain::ports::{DataProvider, DataQuery, InvestigationStore};
+use crate::domain::ports::{DataProvider, InvestigationStore};
 use crate::domain::{ErrorInfo, EventKind, Investigation, Phase, Status};
 
 /// What a driver needs; cloned into each run.
@@ -37,6 +37,8 @@ pub(crate) struct DriverDeps {
     pub implemented: Vec<AgentId>,
     /// Durations of completed runs (for estimates).
     pub run_times: Arc<super::run_times::RunTimes>,
+    /// Per-agent call statistics.
+    pub calls: Arc<super::calls::AgentCalls>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
@@ -130,12 +132,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     em.phase(Phase::Initialization, 0).await;
     em.phase(Phase::DataCollection, 0).await;
     let req = em.inv().request.clone();
-    let query = DataQuery {
-        query: req.query.clone(),
-        source: req.source(),
-        intent: vigia_agents::query::interpret(&req.query),
-        filters: req.filters.clone(),
-    };
+    let query = req.data_query();
     let fetched = tokio::select! {
         r = deps.data.fetch(&query) => r,
         _ = control.wait_cancelled() => return Outcome::Cancelled(None),
@@ -166,7 +163,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     em.phase(Phase::AgentAnalysis, agents.len()).await;
-    let analysis = analyse(deps, em, control, &dataset, &params, &agents).await;
+    let analysis = analyse(deps, em, control, &dataset, &params, &agents, &req.query).await;
     let (mut anomalies, outputs, agents_failed) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
     let mut insights = Vec::new();
@@ -226,6 +223,7 @@ async fn analyse(
     dataset: &Arc<Dataset>,
     params: &DetectionParams,
     agents: &[AgentId],
+    question: &str,
 ) -> Analysis {
     let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<(usize, f32)>();
     let mut pending = FuturesUnordered::new();
@@ -242,16 +240,12 @@ async fn analyse(
                 let _ = tx.send((idx, f));
             }),
             findings: findings.clone(),
+            question: Some(Arc::from(question)),
         };
-        let (pool, timeout) = (deps.pool.clone(), deps.analysis_timeout);
+        let (pool, calls, timeout) = (deps.pool.clone(), deps.calls.clone(), deps.analysis_timeout);
         // Each agent leases, analyses and returns its lease in its own future: under a cap
         // smaller than the plan, an agent waits for another's lease without holding one.
-        pending.push(async move {
-            let lease = acquire(&pool, agent, timeout).await?;
-            let r = lease.host.call(|reply| HostMsg::Analyse(Box::new(job), reply), Some(timeout)).await;
-            drop(lease);
-            Ok::<_, (AgentId, String)>((agent, r))
-        });
+        pending.push(async move { (agent, run_job(&pool, &calls, agent, job, timeout).await) });
     }
     drop(progress_tx);
     let mut fractions = vec![0f32; agents.len()];
@@ -271,10 +265,7 @@ async fn analyse(
                 }
             }
             Some(done) = pending.next() => {
-                let (agent, r) = match done {
-                    Ok((agent, r)) => (agent, flatten(r)),
-                    Err((agent, e)) => (agent, Err(e)),
-                };
+                let (agent, r) = done;
                 match r {
                     Ok(out) => {
                         for a in &out.anomalies {
@@ -288,7 +279,7 @@ async fn analyse(
                         }
                         outputs.push((agent, out));
                     }
-                    Err(e) => failed.push((agent.as_str().into(), e)),
+                    Err(e) => failed.push((agent.as_str().into(), e.to_string())),
                 }
                 if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
                 let pct = agent_pct(&fractions);
@@ -307,28 +298,6 @@ fn agent_pct(fractions: &[f32]) -> f64 {
     let mean = if fractions.is_empty() { 1.0 } else { fractions.iter().sum::<f32>() as f64 / fractions.len() as f64 };
     let (lo, hi) = (Phase::AgentAnalysis.start_percentage(), Phase::PatternDetection.start_percentage());
     lo + (hi - lo) * mean
-}
-
-fn flatten(
-    r: Result<CallResult<Result<AgentOutput, JobFailure>>, ractor::MessagingErr<HostMsg>>,
-) -> Result<AgentOutput, String> {
-    match r {
-        Ok(CallResult::Success(Ok(out))) => Ok(out),
-        Ok(CallResult::Success(Err(e))) => Err(e.to_string()),
-        Ok(CallResult::Timeout) => Err("analysis timed out".into()),
-        Ok(CallResult::SenderError) => Err("agent stopped before answering".into()),
-        Err(_) => Err("agent is not running".into()),
-    }
-}
-
-/// Leases `agent`, waiting at most `timeout` for a slot under the cap.
-async fn acquire(pool: &ActorRef<PoolMsg>, agent: AgentId, timeout: Duration) -> Result<Lease, (AgentId, String)> {
-    match pool.call(|r| PoolMsg::Acquire(agent, r), Some(timeout)).await {
-        Ok(CallResult::Success(Ok(lease))) => Ok(lease),
-        Ok(CallResult::Success(Err(e))) => Err((agent, e.to_string())),
-        Ok(CallResult::Timeout) => Err((agent, "no agent slot became free in time (max_loaded_agents)".into())),
-        _ => Err((agent, "agent pool did not answer".into())),
-    }
 }
 
 /// Marks the end of a run in the log and metrics.

@@ -50,6 +50,8 @@ pub(crate) struct Job {
     pub progress: Arc<dyn Fn(f32) + Send + Sync>,
     /// Detector results shared by the agents of one investigation run.
     pub findings: Arc<FindingsCache>,
+    /// The user's question, for the agents that read one.
+    pub question: Option<Arc<str>>,
 }
 
 /// Why an analysis produced nothing.
@@ -122,7 +124,7 @@ impl Actor for AgentHost {
                             cancel: &job.cancel,
                             progress: &progress,
                             findings: Some(&job.findings),
-                            question: None,
+                            question: job.question.as_deref(),
                         };
                         agent.analyse(&ctx)
                     })

@@ -8,6 +8,8 @@
 //!     └── AgentHost<id>  spawned on first use (linked), reaped after idle time
 //! ```
 
+pub mod calls;
+mod direct;
 mod driver;
 mod emitter;
 mod events;
@@ -25,7 +27,7 @@ use std::time::Duration;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorRef};
 use tokio::sync::watch;
-use vigia_agents::AgentId;
+use vigia_agents::{AgentId, AgentOutput, CancelFlag, Dataset, DetectionParams, FindingsCache};
 
 use driver::DriverDeps;
 pub use events::EventHub;
@@ -49,6 +51,20 @@ pub enum RuntimeError {
         /// Seconds until it may be tried again (0 = not implemented or failed to start).
         retry_after_secs: f64,
     },
+    /// No slot under `max_loaded_agents` became free in time.
+    #[error("no agent slot became free in time for {0} (max_loaded_agents)")]
+    NoSlot(AgentId),
+    /// The analysis ran and failed (error, timeout, panic); the text is safe to show.
+    #[error("agent {agent} failed: {message}")]
+    AnalysisFailed {
+        /// Which agent.
+        agent: AgentId,
+        /// What went wrong.
+        message: String,
+    },
+    /// The analysis was cancelled (the caller went away or the server is stopping).
+    #[error("the analysis was cancelled")]
+    Cancelled,
     /// An actor did not answer in time or is gone (shutdown).
     #[error("runtime did not answer: {0}")]
     NoAnswer(&'static str),
@@ -73,6 +89,8 @@ pub struct RuntimeHandle {
     factory: AgentFactory,
     store: Arc<dyn InvestigationStore>,
     run_times: Arc<run_times::RunTimes>,
+    calls: Arc<calls::AgentCalls>,
+    analysis_timeout: Duration,
 }
 
 /// Everything the runtime is built from.
@@ -87,6 +105,31 @@ pub struct RuntimeDeps {
     pub agents: AgentsConfig,
     /// Fewer records fail a run with INSUFFICIENT_DATA.
     pub min_records: usize,
+}
+
+/// One direct agent call.
+pub struct AgentCall {
+    /// Which agent.
+    pub agent: AgentId,
+    /// What it analyses.
+    pub dataset: Arc<Dataset>,
+    /// Sensitivity and the types asked for.
+    pub params: DetectionParams,
+    /// The user's question, if any.
+    pub question: Option<String>,
+    /// Detector results shared with other calls on the same dataset (a plan's steps).
+    pub findings: Option<Arc<FindingsCache>>,
+    /// Progress reports, 0 to 1.
+    pub progress: Option<Arc<dyn Fn(f32) + Send + Sync>>,
+}
+
+/// Cancels an analysis when its caller's future is dropped.
+struct CancelOnDrop(CancelFlag);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// The real agents of the `vigia-agents` crate.
@@ -128,18 +171,21 @@ impl RuntimeHandle {
         let hub = EventHub::default();
         let store = deps.store.clone();
         let run_times = Arc::new(run_times::RunTimes::default());
+        let calls = Arc::new(calls::AgentCalls::default());
+        let analysis_timeout = Duration::from_secs_f64(deps.agents.analysis_timeout_secs);
         let driver = DriverDeps {
+            calls: calls.clone(),
             run_times: run_times.clone(),
             store: deps.store,
             data: deps.data,
             pool: pool.clone(),
             hub: hub.clone(),
             min_records: deps.min_records,
-            analysis_timeout: Duration::from_secs_f64(deps.agents.analysis_timeout_secs),
+            analysis_timeout,
             implemented: pool::implemented(&deps.factory),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
-        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times })
+        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times, calls, analysis_timeout })
     }
 
     /// Starts running an investigation already saved as `processing`. `false` when the
@@ -218,6 +264,35 @@ impl RuntimeHandle {
     /// Changes the lazy-loading settings at run time.
     pub async fn configure(&self, settings: PoolSettings) -> Result<PoolStatus, RuntimeError> {
         call(&self.pool, "agent pool", |r| PoolMsg::Configure(settings, r)).await
+    }
+
+    /// Runs one agent on `dataset` (a direct call): leases it (loading it if needed), runs the
+    /// analysis on the blocking pool within the analysis timeout, records the call. Dropping
+    /// the future cancels the analysis.
+    pub async fn call_agent(&self, call: AgentCall) -> Result<AgentOutput, RuntimeError> {
+        let cancel = CancelFlag::new();
+        let _cancel_on_drop = CancelOnDrop(cancel.clone());
+        let job = host::Job {
+            dataset: call.dataset,
+            params: call.params,
+            cancel,
+            progress: call.progress.unwrap_or_else(|| Arc::new(|_| {})),
+            findings: call.findings.unwrap_or_default(),
+            question: call.question.map(Arc::from),
+        };
+        match direct::run_job(&self.pool, &self.calls, call.agent, job, self.analysis_timeout).await {
+            Ok(out) => Ok(out),
+            Err(direct::RunFailure::Cancelled) => Err(RuntimeError::Cancelled),
+            Err(direct::RunFailure::NoLease(e)) => Err(e),
+            Err(direct::RunFailure::Failed(message)) => {
+                Err(RuntimeError::AnalysisFailed { agent: call.agent, message })
+            }
+        }
+    }
+
+    /// Calls, failures, latency and last activity of one agent.
+    pub fn call_stats(&self, id: AgentId) -> calls::CallStats {
+        self.calls.get(id)
     }
 
     /// Whether an agent's analysis is implemented (it can be loaded).

@@ -43,13 +43,27 @@ pub struct AdminService {
     store: Store,
 }
 
-fn runtime_error(e: RuntimeError) -> Error {
+/// The transport-neutral error for a runtime failure (shared by every service that calls agents).
+pub(crate) fn runtime_error(e: RuntimeError) -> Error {
     match e {
         RuntimeError::AgentUnavailable { agent, retry_after_secs } => {
             Error::new(ErrorCode::AgentUnavailable, format!("agent {agent} is unavailable"))
                 .with("agent_name", agent.as_str())
                 .with("retry_after", retry_after_secs.ceil())
         }
+        RuntimeError::NoSlot(agent) => Error::new(
+            ErrorCode::AgentUnavailable,
+            format!("agent {agent} could not get a slot under max_loaded_agents in time"),
+        )
+        .with("agent_name", agent.as_str())
+        .with("retry_after", 5),
+        RuntimeError::AnalysisFailed { agent, message } => {
+            tracing::warn!(agent = agent.as_str(), error = %message, "a direct agent call failed");
+            Error::new(ErrorCode::AgentUnavailable, format!("agent {agent} could not complete the analysis"))
+                .with("agent_name", agent.as_str())
+                .with("reason", message)
+        }
+        RuntimeError::Cancelled => Error::new(ErrorCode::ServiceUnavailable, "the analysis was cancelled"),
         RuntimeError::NoAnswer(what) => {
             tracing::warn!(component = what, "runtime did not answer an admin call");
             Error::new(ErrorCode::ServiceUnavailable, "the agent runtime did not answer; try again")

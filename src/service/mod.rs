@@ -2,6 +2,8 @@
 //! runtime or storage calls and returns domain values or a `crate::Error`.
 
 pub mod admin;
+pub mod agent_request;
+pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod durability;
@@ -13,6 +15,7 @@ pub mod whitelist;
 use std::sync::Arc;
 
 pub use admin::AdminService;
+pub use agents::AgentService;
 pub use audit::AuditService;
 pub use auth::AuthService;
 pub use durability::Durability;
@@ -34,6 +37,8 @@ pub struct Services {
     pub auth: Arc<AuthService>,
     /// Agent lazy loading.
     pub admin: Arc<AdminService>,
+    /// Direct agent calls.
+    pub agents: Arc<AgentService>,
     /// The admin IP whitelist.
     pub whitelist: Arc<WhitelistService>,
     /// The audit trail.

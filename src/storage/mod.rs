@@ -4,9 +4,11 @@
 //! Trees: investigations and their events; users with an e-mail index; sessions keyed by user
 //! then session; revoked token ids; failed-login records; API key digests; the audit log
 //! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist; settings changed
-//! at run time (one JSON value per setting name).
+//! at run time (one JSON value per setting name); chat sessions, their messages and an owner
+//! index.
 
 mod audit;
+mod chat;
 mod flusher;
 mod investigations;
 mod prune;
@@ -59,6 +61,9 @@ pub struct Store {
     audit: sled::Tree,
     whitelist: sled::Tree,
     settings: sled::Tree,
+    chat_sessions: sled::Tree,
+    chat_messages: sled::Tree,
+    chat_by_owner: sled::Tree,
     flusher: Arc<flusher::Flusher>,
 }
 
@@ -92,6 +97,9 @@ impl Store {
             audit: db.open_tree("audit_log")?,
             whitelist: db.open_tree("ip_whitelist")?,
             settings: db.open_tree("settings")?,
+            chat_sessions: db.open_tree("chat_sessions")?,
+            chat_messages: db.open_tree("chat_messages")?,
+            chat_by_owner: db.open_tree("chat_sessions_by_owner")?,
             flusher: Arc::new(flusher::Flusher::start(db.clone())?),
             db,
         };

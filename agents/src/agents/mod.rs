@@ -7,12 +7,17 @@
 pub mod anita;
 pub mod bonifacio;
 pub mod ceuci;
+pub mod dandara;
+pub mod lampiao;
 pub mod machado;
+pub mod maria_quiteria;
 pub mod narrative;
 pub mod narrative_detectors;
 pub mod obaluaie;
+pub mod oscar_niemeyer;
 pub mod oxossi;
 pub mod roster;
+pub mod tiradentes;
 pub mod zumbi;
 
 use crate::cancel::AnalysisError;

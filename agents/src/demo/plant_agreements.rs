@@ -71,6 +71,7 @@ fn municipal(world: &World, k: usize, rng: &mut ChaCha8Rng) -> Agreement {
         last_release_on: None,
         uf: String::new(),
         municipality: unit.city.to_string(),
+        municipality_code: String::new(),
     }
 }
 

@@ -384,5 +384,14 @@ pub fn complete(mut f: Field<'_>, plan: &Plan, seed: u64, planted: &mut Vec<Plan
     planted.extend(extra);
     let mut agreements = plant_agreements::agreements(f.world, n, &mut rng);
     planted.extend(plant_agreements::plant(f.world, &f.contracts, &mut agreements, &mut sanctions, n, &mut rng));
-    Dataset { contracts: f.contracts, biddings, expenses, agreements, servants, suppliers: profiles, sanctions }
+    Dataset {
+        contracts: f.contracts,
+        biddings,
+        expenses,
+        agreements,
+        servants,
+        suppliers: profiles,
+        sanctions,
+        security_events: Vec::new(),
+    }
 }

@@ -43,6 +43,9 @@ pub struct Agreement {
     pub uf: String,
     /// `municipioConvenente.nomeIBGE`.
     pub municipality: String,
+    /// `municipioConvenente.codigoIBGE`: the municipality's 7-digit IBGE code, "" when not given.
+    #[serde(default)]
+    pub municipality_code: String,
 }
 
 /// Normalises one ConvenioDTO. `index` is its position in the input.
@@ -82,6 +85,7 @@ pub fn agreement_from_upstream(index: usize, v: &Value) -> Result<Agreement, Rec
         last_release_on: r.date("dataUltimaLiberacao")?,
         uf,
         municipality: r.text("municipioConvenente.nomeIBGE"),
+        municipality_code: r.text("municipioConvenente.codigoIBGE"),
         id: r.id(),
     })
 }
@@ -102,7 +106,7 @@ pub fn agreement_to_upstream(a: &Agreement) -> Value {
         "situacao": a.situation,
         "convenente": {"id": 0, "cpfFormatado": cpf, "cnpjFormatado": cnpj, "numeroInscricaoSocial": "",
             "nome": a.grantee.name, "razaoSocialReceita": a.grantee.name, "nomeFantasiaReceita": "", "tipo": ""},
-        "municipioConvenente": {"codigoIBGE": "", "nomeIBGE": a.municipality, "uf": {"sigla": "", "nome": a.uf}},
+        "municipioConvenente": {"codigoIBGE": a.municipality_code, "nomeIBGE": a.municipality, "uf": {"sigla": "", "nome": a.uf}},
         "orgao": {"nome": a.organ.name, "codigoSIAFI": a.organ.code, "cnpj": "", "sigla": a.organ.acronym,
             "descricaoPoder": "EXECUTIVO",
             "orgaoMaximo": {"codigo": a.organ.code, "sigla": a.organ.acronym, "nome": a.organ.name}},
@@ -125,13 +129,14 @@ mod tests {
             "id": 884512, "dimConvenio": {"codigo": "884512", "numero": "912345", "objeto": "CONSTRUÇÃO DE UBS"},
             "situacao": "EM EXECUÇÃO", "convenente": {"nome": "MUNICIPIO DE X", "cnpjFormatado": "00.000.000/0001-91"},
             "orgao": {"nome": "Fundo Nacional de Saúde", "codigoSIAFI": "36901", "orgaoMaximo": {"codigo": "36000", "sigla": "MS", "nome": "Ministério da Saúde"}},
-            "municipioConvenente": {"nomeIBGE": "X", "uf": {"sigla": "MINAS GERAIS", "nome": "MG"}},
+            "municipioConvenente": {"codigoIBGE": "3106200", "nomeIBGE": "X", "uf": {"sigla": "MINAS GERAIS", "nome": "MG"}},
             "valor": 1500000.0, "valorLiberado": 500000.0, "valorContrapartida": "15.000,00",
             "dataInicioVigencia": "2024-01-10", "dataFinalVigencia": "2025-12-31"
         });
         let a = agreement_from_upstream(0, &v).unwrap();
         assert_eq!((a.id.as_str(), a.organ.code.as_str(), a.uf.as_str()), ("884512", "36000", "MG"));
         assert_eq!(a.counterpart, 15_000.0);
+        assert_eq!(a.municipality_code, "3106200");
         assert_eq!(a.grantee.document, "00000000000191");
         assert_eq!(agreement_from_upstream(0, &agreement_to_upstream(&a)).unwrap(), a);
     }

@@ -9,6 +9,7 @@ use super::expense::Expense;
 use super::intern::Interner;
 use super::registry_facts::SupplierProfile;
 use super::sanction::Sanction;
+use super::security_log::SecurityEvent;
 use super::servant::Servant;
 
 /// Normalised records of every kind an analysis can use. Every kind but contracts may be
@@ -35,6 +36,10 @@ pub struct Dataset {
     /// Sanctions (`/ceis`, `/cnep`).
     #[serde(default)]
     pub sanctions: Vec<Sanction>,
+    /// The service's own audit trail, for the security review (not spending records: not
+    /// counted by [`Dataset::len`]).
+    #[serde(default)]
+    pub security_events: Vec<SecurityEvent>,
 }
 
 impl Dataset {
@@ -81,6 +86,7 @@ impl Dataset {
         self.servants.shrink_to_fit();
         self.suppliers.shrink_to_fit();
         self.sanctions.shrink_to_fit();
+        self.security_events.shrink_to_fit();
     }
     /// Number of spending records (contracts, biddings, expenses, agreements), without the
     /// reference data (servants, registry facts, sanctions) they are checked against.

@@ -23,5 +23,6 @@ pub mod registry_facts;
 pub mod report;
 pub mod sanction;
 pub mod sanction_lists;
+pub mod security_log;
 pub mod servant;
 pub mod upstream;

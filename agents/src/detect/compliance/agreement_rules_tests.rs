@@ -39,6 +39,7 @@ fn agreement(id: &str, doc: &str, value: f64, released: f64, from: (i32, u32, u3
         last_release_on: None,
         uf: "MG".into(),
         municipality: "X".into(),
+        municipality_code: String::new(),
     }
 }
 

@@ -1,0 +1,322 @@
+//! The security review's rules over the audit trail, each returning findings with their
+//! evidence: failure bursts in a sliding window against the log's base rate, privilege changes
+//! (worse after failures), logins from an address new for the actor, activity at hours unusual
+//! for the actor, lockouts and refresh-token reuse. Events come in time order.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::{DateTime, Duration, Timelike, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::model::anomaly::Severity;
+use crate::model::security_log::SecurityEvent;
+use crate::text::format_decimal;
+
+/// Width of the sliding window of a burst, in minutes.
+pub const WINDOW_MINUTES: i64 = 10;
+/// Fewest failures in one window that make a burst.
+pub const MIN_BURST: usize = 5;
+/// A burst also needs this many times the failures a key has in a window on average.
+pub const BASE_FACTOR: f64 = 10.0;
+/// Failures this long before a privilege change make it suspicious.
+pub const PRIOR_MINUTES: i64 = 60;
+/// Successful logins an actor needs before a new address is worth a finding.
+pub const MIN_LOGINS_FOR_ADDRESS: usize = 3;
+/// Events an actor needs before an hour can be unusual for them.
+pub const MIN_EVENTS_FOR_HOURS: usize = 10;
+/// An hour is unusual when the actor's events within two hours of it are under this share.
+pub const UNUSUAL_HOUR_SHARE: f64 = 0.05;
+/// Hours are read in Brasília time (UTC-3, no daylight saving since 2019).
+pub const LOCAL_OFFSET_HOURS: i64 = -3;
+/// Most timestamps cited per finding.
+const MAX_TIMES: usize = 20;
+
+/// One finding of the review.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SecurityFinding {
+    /// `failed_login_burst`, `refused_request_burst`, `privilege_change`, `new_address`,
+    /// `unusual_hour`, `account_locked`, `refresh_token_reuse`.
+    pub kind: &'static str,
+    /// How serious.
+    pub severity: Severity,
+    /// The actor concerned, if any.
+    pub actor: Option<String>,
+    /// The address concerned, if any.
+    pub ip: Option<String>,
+    /// One sentence in Portuguese.
+    pub description: String,
+    /// Timestamps, counts and the baselines that fired.
+    pub evidence: Value,
+}
+
+fn times(ts: &[DateTime<Utc>]) -> Vec<String> {
+    ts.iter().take(MAX_TIMES).map(|t| t.to_rfc3339()).collect()
+}
+
+/// Whether the event is a login attempt.
+pub fn is_login(e: &SecurityEvent) -> bool {
+    e.action == "login"
+}
+
+/// Whether the event is a refused request (401 or 403).
+pub fn is_refused_request(e: &SecurityEvent) -> bool {
+    e.action == "unauthorized_access" || e.action == "forbidden_access"
+}
+
+/// Whether the act changes who may do what: an admin action (the host audits admin writes and
+/// registrations as `admin_action`) or any action naming roles, grants, permissions or keys.
+pub fn is_privilege_change(e: &SecurityEvent) -> bool {
+    let a = e.action.to_ascii_lowercase();
+    a == "admin_action" || ["role", "grant", "privilege", "permission", "api_key"].iter().any(|w| a.contains(w))
+}
+
+/// Clusters of failures (consecutive gaps within the window) whose densest window holds at
+/// least [`MIN_BURST`] failures and [`BASE_FACTOR`] times the base rate; per actor and per ip
+/// (a burst of one actor from one address is one finding with both).
+pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityEvent) -> bool) -> Vec<SecurityFinding> {
+    let failures: Vec<&SecurityEvent> = events.iter().copied().filter(|e| pick(e) && e.failed()).collect();
+    let (Some(first), Some(last)) = (events.first(), events.last()) else { return Vec::new() };
+    let window = Duration::minutes(WINDOW_MINUTES);
+    let windows = ((last.timestamp - first.timestamp).num_seconds() as f64 / window.num_seconds() as f64).max(1.0);
+    let mut out = Vec::new();
+    // Actor bursts coming from one address: (address, first, last, count), so that the same
+    // failures seen by address are not reported twice.
+    let mut seen: HashSet<(String, BurstSpan)> = HashSet::new();
+    for by_ip in [false, true] {
+        let mut keyed: BTreeMap<&str, Vec<&SecurityEvent>> = BTreeMap::new();
+        for e in &failures {
+            let key = if by_ip { e.ip.as_deref() } else { e.actor.as_deref() };
+            if let Some(k) = key.filter(|k| !k.is_empty()) {
+                keyed.entry(k).or_default().push(e);
+            }
+        }
+        let keys = keyed.len().max(1) as f64;
+        let base = failures.len() as f64 / (keys * windows);
+        for (key, list) in keyed {
+            for cluster in list.chunk_by(|a, b| b.timestamp - a.timestamp <= window) {
+                let peak = densest(cluster, window);
+                if peak < MIN_BURST || (peak as f64) < BASE_FACTOR * base {
+                    continue;
+                }
+                let ts: Vec<DateTime<Utc>> = cluster.iter().map(|e| e.timestamp).collect();
+                let end = ts[ts.len() - 1];
+                // The events after the burst's end and within the window (events are in time order).
+                let after = events.partition_point(|e| e.timestamp < end);
+                let then_ok = events[after..].iter().take_while(|e| e.timestamp - end <= window).any(|e| {
+                    pick(e) && !e.failed() && (if by_ip { e.ip.as_deref() } else { e.actor.as_deref() }) == Some(key)
+                });
+                // The other key, when every failure of the burst shares it: one attacker from one
+                // address is one finding, not one per key.
+                let other = |e: &SecurityEvent| if by_ip { e.actor.clone() } else { e.ip.clone() };
+                let shared = other(cluster[0]).filter(|o| cluster.iter().all(|e| other(e).as_ref() == Some(o)));
+                let span = (ts[0], end, cluster.len());
+                if by_ip && shared.is_some() && seen.contains(&(key.to_string(), span)) {
+                    continue;
+                }
+                let (actor, ip) = if by_ip { (shared, Some(key.to_string())) } else { (Some(key.to_string()), shared) };
+                if let (false, Some(ip)) = (by_ip, ip.as_ref()) {
+                    seen.insert((ip.clone(), span));
+                }
+                let who = match (&actor, &ip) {
+                    (Some(a), Some(i)) => format!("de {a} a partir de {i}"),
+                    (Some(a), None) => format!("de {a}, de vários endereços"),
+                    (None, Some(i)) => format!("do endereço {i}, contra várias contas"),
+                    (None, None) => String::new(),
+                };
+                let what = if kind == "failed_login_burst" { "logins falhos" } else { "requisições recusadas" };
+                out.push(SecurityFinding {
+                    kind,
+                    severity: if then_ok { Severity::High } else { Severity::Medium },
+                    actor,
+                    ip,
+                    description: format!(
+                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {} por janela na média do registro){}",
+                        cluster.len(),
+                        what,
+                        who,
+                        ts[0].format("%d/%m/%Y %H:%M:%S UTC"),
+                        end.format("%H:%M:%S"),
+                        peak,
+                        WINDOW_MINUTES,
+                        format_decimal(base, 2),
+                        if then_ok { ", seguidos de um sucesso" } else { "" }
+                    ),
+                    evidence: json!({"count": cluster.len(), "peak_in_window": peak, "window_minutes": WINDOW_MINUTES,
+                        "base_rate_per_window": base, "followed_by_success": then_ok, "timestamps": times(&ts)}),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A burst's first and last failure and their count.
+type BurstSpan = (DateTime<Utc>, DateTime<Utc>, usize);
+
+/// The most events of `list` (in time order) within any window of `width`.
+fn densest(list: &[&SecurityEvent], width: Duration) -> usize {
+    let (mut start, mut best) = (0, 0);
+    for end in 0..list.len() {
+        while list[end].timestamp - list[start].timestamp > width {
+            start += 1;
+        }
+        best = best.max(end + 1 - start);
+    }
+    best
+}
+
+/// Privilege changes, high when the actor or the address failed to log in or was refused in
+/// the hour before.
+pub fn privilege_changes(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
+    let prior = Duration::minutes(PRIOR_MINUTES);
+    let mut out = Vec::new();
+    for (k, e) in events.iter().enumerate().filter(|(_, e)| is_privilege_change(e) && !e.failed()) {
+        let before: Vec<DateTime<Utc>> = events[..k]
+            .iter()
+            .rev()
+            .take_while(|p| e.timestamp - p.timestamp <= prior)
+            .filter(|p| p.failed() && (is_login(p) || is_refused_request(p)))
+            .filter(|p| (p.actor.is_some() && p.actor == e.actor) || (p.ip.is_some() && p.ip == e.ip))
+            .map(|p| p.timestamp)
+            .collect();
+        let who = e.actor.as_deref().unwrap_or("ator desconhecido");
+        let detail = e.detail.as_deref().unwrap_or(&e.action);
+        let description = if before.is_empty() {
+            format!("Mudança de privilégio por {who} em {}: {detail}", e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"))
+        } else {
+            format!(
+                "Mudança de privilégio por {who} em {} ({detail}) depois de {} falhas de acesso na hora anterior",
+                e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
+                before.len()
+            )
+        };
+        out.push(SecurityFinding {
+            kind: "privilege_change",
+            severity: if before.is_empty() { Severity::Low } else { Severity::High },
+            actor: e.actor.clone(),
+            ip: e.ip.clone(),
+            description,
+            evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail,
+                "failures_in_prior_hour": before.len(), "failure_timestamps": times(&before)}),
+        });
+    }
+    out
+}
+
+/// Successful logins from an address the actor never logged in from before, once the actor has
+/// [`MIN_LOGINS_FOR_ADDRESS`] earlier successful logins.
+pub fn new_addresses(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
+    let mut seen: HashMap<&str, (usize, HashSet<&str>)> = HashMap::new();
+    let mut out = Vec::new();
+    for e in events.iter().filter(|e| is_login(e) && !e.failed()) {
+        let (Some(actor), Some(ip)) = (e.actor.as_deref(), e.ip.as_deref()) else { continue };
+        let h = seen.entry(actor).or_default();
+        if h.0 >= MIN_LOGINS_FOR_ADDRESS && !h.1.contains(ip) {
+            let known: Vec<&str> = {
+                let mut v: Vec<&str> = h.1.iter().copied().collect();
+                v.sort_unstable();
+                v
+            };
+            out.push(SecurityFinding {
+                kind: "new_address",
+                severity: Severity::Medium,
+                actor: Some(actor.to_string()),
+                ip: Some(ip.to_string()),
+                description: format!(
+                    "{actor} entrou de um endereço novo, {ip}, em {}, depois de {} logins só de {}",
+                    e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
+                    h.0,
+                    known.join(", ")
+                ),
+                evidence: json!({"at": e.timestamp.to_rfc3339(), "previous_logins": h.0, "known_addresses": known}),
+            });
+        }
+        h.0 += 1;
+        h.1.insert(ip);
+    }
+    out
+}
+
+/// Local (Brasília) hour of an instant.
+fn local_hour(t: DateTime<Utc>) -> u32 {
+    (t + Duration::hours(LOCAL_OFFSET_HOURS)).hour()
+}
+
+/// Per actor with at least [`MIN_EVENTS_FOR_HOURS`] events, the events at an hour around which
+/// (two hours either side, the event itself left out) the actor did under
+/// [`UNUSUAL_HOUR_SHARE`] of their activity; one finding per actor.
+pub fn unusual_hours(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
+    let mut per_actor: BTreeMap<&str, Vec<&SecurityEvent>> = BTreeMap::new();
+    for e in events.iter().filter(|e| !e.failed()) {
+        if let Some(a) = e.actor.as_deref() {
+            per_actor.entry(a).or_default().push(e);
+        }
+    }
+    let mut out = Vec::new();
+    for (actor, list) in per_actor.into_iter().filter(|(_, l)| l.len() >= MIN_EVENTS_FOR_HOURS) {
+        let mut hours = [0usize; 24];
+        for e in &list {
+            hours[local_hour(e.timestamp) as usize] += 1;
+        }
+        let near = |h: u32| (0..5).map(|d| hours[((h + 22 + d) % 24) as usize]).sum::<usize>() - 1;
+        let odd: Vec<&SecurityEvent> = list
+            .iter()
+            .copied()
+            .filter(|e| (near(local_hour(e.timestamp)) as f64) < UNUSUAL_HOUR_SHARE * (list.len() - 1) as f64)
+            .collect();
+        if odd.is_empty() {
+            continue;
+        }
+        let ts: Vec<DateTime<Utc>> = odd.iter().map(|e| e.timestamp).collect();
+        let privileged = odd.iter().any(|e| is_privilege_change(e));
+        let usual = (0..24u32).max_by_key(|h| (hours[*h as usize], std::cmp::Reverse(*h))).unwrap_or(0);
+        out.push(SecurityFinding {
+            kind: "unusual_hour",
+            severity: if privileged { Severity::Medium } else { Severity::Low },
+            actor: Some(actor.to_string()),
+            ip: None,
+            description: format!(
+                "{actor} agiu {} vez(es) em horário incomum para si (horário de Brasília: {}), contra {} eventos \
+                 habituais, a maioria por volta das {}h{}",
+                odd.len(),
+                odd.iter().map(|e| format!("{}h", local_hour(e.timestamp))).collect::<Vec<_>>().join(", "),
+                list.len(),
+                usual,
+                if privileged { "; entre eles uma mudança de privilégio" } else { "" }
+            ),
+            evidence: json!({"timestamps": times(&ts), "actor_events": list.len(), "hour_histogram_brt": hours.to_vec()}),
+        });
+    }
+    out
+}
+
+/// Lockouts and reuse of a rotated refresh token (a stolen token: the host then revokes the
+/// session), one finding per event.
+pub fn token_and_lockout(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
+    let mut out = Vec::new();
+    for e in events {
+        let detail = e.detail.as_deref().unwrap_or("");
+        let (kind, severity, what) = if e.action == "account_locked" {
+            ("account_locked", Severity::Medium, "Conta bloqueada por falhas de login")
+        } else if e.action == "token_refresh" && e.failed() && detail.contains("reused") {
+            ("refresh_token_reuse", Severity::High, "Token de renovação já usado apresentado de novo (sessão revogada)")
+        } else {
+            continue;
+        };
+        out.push(SecurityFinding {
+            kind,
+            severity,
+            actor: e.actor.clone(),
+            ip: e.ip.clone(),
+            description: format!(
+                "{what}: {} em {} a partir de {}",
+                e.actor.as_deref().unwrap_or("ator desconhecido"),
+                e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
+                e.ip.as_deref().unwrap_or("endereço desconhecido")
+            ),
+            evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail}),
+        });
+    }
+    out
+}

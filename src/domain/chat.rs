@@ -1,0 +1,194 @@
+//! Chat conversations: a session (owned by a user, or anonymous and reachable only by its id),
+//! its messages with server-assigned ids, and the session id clients may choose.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::error::{Error, ErrorCode};
+
+/// Longest message a user may send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 4000;
+
+/// A chat session id: chosen by the client (1-128 characters of letters, digits, `-`, `_`,
+/// `.`, `:`) or assigned by the server (a UUID).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ChatSessionId(String);
+
+impl ChatSessionId {
+    /// A fresh server-assigned id.
+    pub fn new() -> Self {
+        ChatSessionId(Uuid::new_v4().to_string())
+    }
+
+    /// Parses a client-chosen id; VALIDATION_ERROR naming `session_id` otherwise.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let ok = !s.is_empty()
+            && s.len() <= 128
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+        if ok {
+            Ok(ChatSessionId(s.to_string()))
+        } else {
+            Err(Error::validation("session_id", "1-128 characters: letters, digits, '-', '_', '.', ':'"))
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for ChatSessionId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Display for ChatSessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    /// The person asking.
+    User,
+    /// Vigia's answer.
+    Assistant,
+}
+
+/// One stored message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Server-assigned, time-ordered (UUID v7).
+    pub id: String,
+    /// Its session.
+    pub session_id: ChatSessionId,
+    /// Who wrote it.
+    pub role: ChatRole,
+    /// The text.
+    pub content: String,
+    /// When it was written.
+    pub timestamp: DateTime<Utc>,
+    /// The agent that answered (assistant messages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The investigation the answer started, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub investigation_id: Option<String>,
+}
+
+impl ChatMessage {
+    /// A new message stamped now.
+    pub fn new(session_id: ChatSessionId, role: ChatRole, content: String) -> Self {
+        ChatMessage {
+            id: Uuid::now_v7().to_string(),
+            session_id,
+            role,
+            content,
+            timestamp: Utc::now(),
+            agent: None,
+            investigation_id: None,
+        }
+    }
+
+    /// The cursor key: timestamp, then id.
+    pub fn key(&self) -> (DateTime<Utc>, String) {
+        (self.timestamp, self.id.clone())
+    }
+}
+
+/// A conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatSession {
+    /// Its id.
+    pub id: ChatSessionId,
+    /// The signed-in user who owns it; nil for an anonymous session.
+    pub owner: Uuid,
+    /// When its first message arrived.
+    pub created_at: DateTime<Utc>,
+    /// When its last message arrived.
+    pub updated_at: DateTime<Utc>,
+    /// The first user message, shortened: a title for session lists.
+    pub title: String,
+    /// Messages stored.
+    pub message_count: usize,
+    /// The newest message a history page has shown (timestamp, id): later assistant messages
+    /// are unread.
+    #[serde(default)]
+    pub read_upto: Option<(DateTime<Utc>, String)>,
+    /// What the memory agent (nana) keeps between turns, as it wrote it.
+    #[serde(default)]
+    pub memory: serde_json::Value,
+}
+
+impl ChatSession {
+    /// A new session owned by `owner` (nil: anonymous), titled by its first message.
+    pub fn new(id: ChatSessionId, owner: Uuid, first_message: &str) -> Self {
+        let now = Utc::now();
+        let mut title: String = first_message.chars().take(80).collect();
+        if first_message.chars().count() > 80 {
+            title.push('…');
+        }
+        ChatSession {
+            id,
+            owner,
+            created_at: now,
+            updated_at: now,
+            title,
+            message_count: 0,
+            read_upto: None,
+            memory: serde_json::Value::Null,
+        }
+    }
+
+    /// Whether `viewer` (None: anonymous) may read it: its owner, an admin, or anyone holding
+    /// the id of an anonymous session.
+    pub fn visible_to(&self, viewer: Option<&crate::domain::Principal>) -> bool {
+        self.owner.is_nil() || viewer.is_some_and(|p| p.user_id.0 == self.owner || p.is_admin())
+    }
+}
+
+/// Checks a user's message: not blank, at most [`MAX_MESSAGE_CHARS`].
+pub fn validate_message(message: &str) -> Result<(), Error> {
+    if message.trim().is_empty() {
+        return Err(Error::validation("message", "must not be empty"));
+    }
+    let n = message.chars().count();
+    if n > MAX_MESSAGE_CHARS {
+        return Err(Error::new(
+            ErrorCode::Validation,
+            format!("message has {n} characters; at most {MAX_MESSAGE_CHARS}"),
+        )
+        .with("field", "message")
+        .with("reason", "too long")
+        .with("max_length", MAX_MESSAGE_CHARS));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_session_ids_are_checked_and_server_ids_are_uuids() {
+        assert!(ChatSessionId::parse("abc-123_x.y:z").is_ok());
+        assert!(ChatSessionId::parse("").is_err());
+        assert!(ChatSessionId::parse("has space").is_err());
+        assert!(ChatSessionId::parse(&"a".repeat(129)).is_err());
+        assert!(Uuid::parse_str(ChatSessionId::new().as_str()).is_ok());
+    }
+
+    #[test]
+    fn blank_and_over_long_messages_are_refused() {
+        assert!(validate_message("  \n").is_err());
+        assert!(validate_message(&"a".repeat(MAX_MESSAGE_CHARS + 1)).is_err());
+        assert!(validate_message("contratos da saúde em 2024").is_ok());
+    }
+}

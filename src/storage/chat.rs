@@ -1,0 +1,136 @@
+//! Chat history: sessions (keyed by id), their messages (keyed by session id, a 0 byte, the
+//! timestamp in big-endian microseconds and the message's UUID v7, so one prefix scan returns a
+//! session's messages in the history's order: timestamp, then id) and an owner index (owner
+//! UUID then session id) so a user's sessions are one prefix scan.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{StorageError, Store, get, put, scan, update};
+use crate::domain::chat::{ChatMessage, ChatSession, ChatSessionId};
+
+fn prefix(session: &ChatSessionId) -> Vec<u8> {
+    let mut key = session.as_str().as_bytes().to_vec();
+    key.push(0);
+    key
+}
+
+fn message_key(m: &ChatMessage) -> Vec<u8> {
+    let mut key = prefix(&m.session_id);
+    // Offset so that timestamps before 1970 still sort (they never occur, but keys must order).
+    let micros = (m.timestamp.timestamp_micros() as i128 - i64::MIN as i128) as u64;
+    key.extend_from_slice(&micros.to_be_bytes());
+    key.extend_from_slice(m.id.as_bytes());
+    key
+}
+
+fn owner_key(owner: Uuid, session: &ChatSessionId) -> Vec<u8> {
+    let mut key = owner.as_bytes().to_vec();
+    key.extend_from_slice(session.as_str().as_bytes());
+    key
+}
+
+impl Store {
+    /// Appends a message to its session, creating the session (owned by `owner`, nil for
+    /// anonymous) on its first message. Returns the session as written.
+    pub fn append_chat_message(&self, owner: Uuid, message: &ChatMessage) -> Result<ChatSession, StorageError> {
+        put(&self.chat_messages, message_key(message), message)?;
+        let written = update(&self.chat_sessions, message.session_id.as_str().as_bytes(), |current| {
+            let mut s =
+                current.unwrap_or_else(|| ChatSession::new(message.session_id.clone(), owner, &message.content));
+            s.message_count += 1;
+            s.updated_at = s.updated_at.max(message.timestamp);
+            Some(s)
+        })?;
+        let session = written.ok_or(StorageError::Closed)?;
+        if session.message_count == 1 {
+            self.chat_by_owner.insert(owner_key(session.owner, &session.id), &[])?;
+        }
+        Ok(session)
+    }
+
+    /// One session.
+    pub fn chat_session(&self, id: &ChatSessionId) -> Result<Option<ChatSession>, StorageError> {
+        get(&self.chat_sessions, id.as_str().as_bytes())
+    }
+
+    /// Atomically changes a session (memory, read marker); returns what was written.
+    pub fn update_chat_session(
+        &self,
+        id: &ChatSessionId,
+        f: impl FnMut(Option<ChatSession>) -> Option<ChatSession>,
+    ) -> Result<Option<ChatSession>, StorageError> {
+        update(&self.chat_sessions, id.as_str().as_bytes(), f)
+    }
+
+    /// A session's messages, oldest first (timestamp, then id).
+    pub fn chat_messages(&self, id: &ChatSessionId) -> Result<Vec<ChatMessage>, StorageError> {
+        scan(&self.chat_messages, &prefix(id))
+    }
+
+    /// The sessions `owner` started, most recently active first.
+    pub fn chat_sessions_of(&self, owner: Uuid) -> Result<Vec<ChatSession>, StorageError> {
+        let mut out = Vec::new();
+        for key in self.chat_by_owner.scan_prefix(owner.as_bytes()).keys() {
+            let key = key?;
+            let id = String::from_utf8_lossy(&key[16..]).into_owned();
+            if let Some(s) = get::<ChatSession>(&self.chat_sessions, id.as_bytes())? {
+                out.push(s);
+            }
+        }
+        out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
+        Ok(out)
+    }
+
+    /// Removes the sessions inactive since before `before`, with their messages; returns how
+    /// many sessions went.
+    pub fn prune_chat(&self, before: DateTime<Utc>) -> Result<usize, StorageError> {
+        let mut removed = 0;
+        for kv in self.chat_sessions.iter() {
+            let (key, value) = kv?;
+            let s: ChatSession = super::decode(&value)?;
+            if s.updated_at >= before {
+                continue;
+            }
+            for k in self.chat_messages.scan_prefix(prefix(&s.id)).keys() {
+                self.chat_messages.remove(k?)?;
+            }
+            self.chat_by_owner.remove(owner_key(s.owner, &s.id))?;
+            self.chat_sessions.remove(key)?;
+            removed += 1;
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::chat::ChatRole;
+
+    #[test]
+    fn messages_come_back_in_time_order_and_sessions_are_listed_per_owner() {
+        let store = Store::temporary().unwrap();
+        let owner = Uuid::now_v7();
+        let sid = ChatSessionId::parse("s1").unwrap();
+        // "s1" must not capture the messages of "s10" (the 0 byte ends the prefix).
+        let other = ChatSessionId::parse("s10").unwrap();
+        for k in 0..5 {
+            let m = ChatMessage::new(
+                sid.clone(),
+                if k % 2 == 0 { ChatRole::User } else { ChatRole::Assistant },
+                format!("m{k}"),
+            );
+            store.append_chat_message(owner, &m).unwrap();
+        }
+        store.append_chat_message(Uuid::nil(), &ChatMessage::new(other.clone(), ChatRole::User, "x".into())).unwrap();
+        let msgs = store.chat_messages(&sid).unwrap();
+        assert_eq!(msgs.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["m0", "m1", "m2", "m3", "m4"]);
+        let s = store.chat_session(&sid).unwrap().unwrap();
+        assert_eq!((s.message_count, s.owner, s.title.as_str()), (5, owner, "m0"));
+        assert_eq!(store.chat_sessions_of(owner).unwrap().len(), 1);
+        assert_eq!(store.chat_sessions_of(Uuid::nil()).unwrap()[0].id, other);
+        assert_eq!(store.prune_chat(Utc::now() + chrono::Duration::seconds(1)).unwrap(), 2);
+        assert!(store.chat_messages(&sid).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,74 @@
+//! Direct agent routes over demo data: status from the runtime, one agent over an organ and
+//! year (a repeat answers from the cache), unknown agents, the engine over records in the body.
+
+use serde_json::{Value, json};
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn an_agent_called_directly_reports_its_analysis_and_a_repeat_is_a_cache_hit() {
+    let app = spawn_app().await;
+    let body = json!({"orgao": "36000", "ano": 2024});
+    let r = app.post("/api/v1/agents/zumbi/investigate", &body).await;
+    assert_eq!(r.status(), 200);
+    let first: Value = r.json().await.unwrap();
+    assert_eq!(first["status"], "completed");
+    assert_eq!(first["cache_hit"], false);
+    assert_eq!(first["demo_mode"], true);
+    assert!(first["warning"].as_str().unwrap().contains("DEMO"));
+    assert!(first["contracts_analyzed"].as_u64().unwrap() > 0);
+    assert!(first["anomalies_found"].as_u64().unwrap() as usize >= first["anomalies"].as_array().unwrap().len());
+    assert!(first["data_freshness"].as_str().unwrap().contains('T'));
+    let second: Value = app.post("/api/v1/agents/zumbi_dos_palmares/investigate", &body).await.json().await.unwrap();
+    assert_eq!(second["cache_hit"], true, "an alias names the same agent and the same call");
+    assert_eq!(second["anomalies_found"], first["anomalies_found"]);
+    let status: Value = app.get("/api/v1/agents/status").await.json().await.unwrap();
+    let zumbi = status["agents"].as_array().unwrap().iter().find(|a| a["agent"] == "zumbi").unwrap().clone();
+    assert_eq!(zumbi["calls"], 1, "the cached repeat did not run the agent: {zumbi}");
+    assert_eq!(zumbi["loaded"], true);
+    assert!(zumbi["average_latency_ms"].as_f64().unwrap() > 0.0);
+    assert!(zumbi["last_active"].is_string());
+    assert_eq!(status["total"], 16);
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unknown_agent_is_a_404_envelope_and_a_bad_body_names_its_field() {
+    let app = spawn_app().await;
+    let r = app.post("/api/v1/agents/sherlock/investigate", &json!({"ano": 2024})).await;
+    assert_eq!(r.status(), 404);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "AGENT_NOT_FOUND");
+    let r = app.post("/api/v1/agents/zumbi/investigate", &json!({"ano": 2024, "mes": 13})).await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["details"]["field"], "mes");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn records_posted_to_detect_come_back_with_their_anomalies() {
+    let app = spawn_app().await;
+    // Thirty purchases in the upstream's record shape.
+    let mut records = Vec::new();
+    for k in 0..30 {
+        records.push(json!({
+            "id": k, "numero": format!("{k}/2024"), "objeto": "AQUISIÇÃO DE PAPEL A4 PARA IMPRESSORA",
+            "valorInicialCompra": 10_000.0 + (k as f64) * 97.0, "valorFinalCompra": 10_000.0 + (k as f64) * 97.0,
+            "dataAssinatura": format!("2024-{:02}-10", 1 + k % 11),
+            "fornecedor": {"nome": format!("PAPELARIA {k} LTDA"), "cnpjFormatado": ""},
+            "unidadeGestora": {"codigo": "250005", "nome": "UG", "orgaoMaximo": {"codigo": "36000", "sigla": "MS", "nome": "Ministério da Saúde"}},
+            "modalidadeCompra": "Pregão"
+        }));
+    }
+    let r = app.post("/api/v1/anomalies/detect", &json!({"records": records, "sensitivity": 0.7})).await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["records_analyzed"], 30);
+    assert!(v["summary"]["total_anomalies"].is_u64());
+    let r = app.post("/api/v1/anomalies/detect", &json!({"records": [{"nothing": 1}]})).await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "VALIDATION_ERROR");
+    app.shutdown().await;
+}
