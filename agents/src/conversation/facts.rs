@@ -118,7 +118,9 @@ impl AnswerFacts {
         facts
     }
 
-    /// Adds one finding as it arrives (briefs stop at [`BRIEFS_KEPT`]; counts go on).
+    /// Adds one finding as it arrives, in any order: the counts and money take every finding
+    /// pushed (push each id once), the briefs keep the [`BRIEFS_KEPT`] most severe (then
+    /// largest) in order.
     pub fn push(&mut self, a: &Anomaly) {
         self.total_anomalies += 1;
         self.money_at_stake += a.value_at_stake().max(0.0);
@@ -129,10 +131,24 @@ impl AnswerFacts {
             Severity::Medium => s.medium += 1,
             Severity::Low => s.low += 1,
         }
-        if self.anomalies.len() < BRIEFS_KEPT {
-            self.anomalies.push(AnomalyBrief::of(a));
+        let brief = AnomalyBrief::of(a);
+        let at = self.anomalies.partition_point(|b| rank(b) >= rank(&brief));
+        if at < BRIEFS_KEPT {
+            self.anomalies.insert(at, brief);
+            self.anomalies.truncate(BRIEFS_KEPT);
         }
     }
+}
+
+/// Severity first, then money at stake: the order briefs are kept in (larger is graver).
+fn rank(b: &AnomalyBrief) -> (u8, f64) {
+    let severity = match b.severity.as_str() {
+        "critical" => 3,
+        "high" => 2,
+        "medium" => 1,
+        _ => 0,
+    };
+    (severity, b.value.unwrap_or(0.0))
 }
 
 /// The `n` suppliers with the largest contracted value (contracts' final value, else initial),
@@ -166,4 +182,31 @@ pub struct SessionMemory {
     pub turns: u32,
     /// The facts of the last analysed answer, so a follow-up can be answered from them.
     pub last_answer_facts: Option<AnswerFacts>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+
+    #[test]
+    fn findings_pushed_in_any_order_keep_the_most_severe_briefs_in_order() {
+        let data = generate(&DemoSpec { seed: 9, contracts: 800, ..DemoSpec::default() });
+        let (all, _) = crate::engine::analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
+        assert!(all.len() > BRIEFS_KEPT, "enough findings to truncate");
+        let ordered =
+            AnswerFacts::from_findings(Intent::Investigation, Entities::default(), true, None, &data.dataset, &all);
+        let mut shuffled = AnswerFacts::empty(Intent::Investigation, Entities::default(), true);
+        for a in all.iter().rev() {
+            shuffled.push(a);
+        }
+        assert_eq!(shuffled.total_anomalies, all.len());
+        assert_eq!(shuffled.by_severity, ordered.by_severity);
+        let ranks: Vec<_> = shuffled.anomalies.iter().map(rank).collect();
+        assert!(ranks.windows(2).all(|w| w[0] >= w[1]));
+        assert_eq!(ranks, ordered.anomalies.iter().map(rank).collect::<Vec<_>>());
+        assert!((shuffled.money_at_stake - ordered.money_at_stake).abs() < 1e-6);
+    }
 }

@@ -135,6 +135,45 @@ impl Entities {
     pub fn is_empty(&self) -> bool {
         *self == Entities::default()
     }
+
+    /// A Portuguese query that says these entities, for an investigation started from chat:
+    /// [`crate::query::interpret`] reads its organs, year, month and minimum back exactly,
+    /// so a follow-up ("e em 2023?") investigates what it carried, not only what it said.
+    pub fn as_query(&self) -> String {
+        let mut q = String::from("contratos");
+        for code in &self.organ_codes {
+            q.push_str(&format!(" do órgão {code}"));
+        }
+        if let Some(m) = self.month.and_then(|m| crate::text::MONTHS_PT.get(m.saturating_sub(1) as usize)) {
+            q.push_str(&format!(" em {m}"));
+        }
+        if let Some(y) = self.year {
+            q.push_str(&format!(" de {y}"));
+        }
+        if let Some(v) = self.min_value {
+            q.push_str(&format!(" acima de {}", crate::text::format_brl(v)));
+        }
+        if let Some(v) = self.max_value {
+            q.push_str(&format!(" até {}", crate::text::format_brl(v)));
+        }
+        if let Some(s) = &self.supplier {
+            q.push_str(&format!(" do fornecedor {s}"));
+        }
+        if let Some(c) = &self.cnpj {
+            q.push_str(&format!(" CNPJ {}", crate::model::cnpj::format_cnpj(c)));
+        }
+        q
+    }
+
+    /// The same filters as the investigation driver's [`crate::query::QueryIntent`].
+    pub fn query_intent(&self) -> crate::query::QueryIntent {
+        crate::query::QueryIntent {
+            organ_codes: self.organ_codes.clone(),
+            year: self.year,
+            month: self.month,
+            min_value: self.min_value,
+        }
+    }
 }
 
 /// A fact a short follow-up asks about that the last answer already holds.

@@ -241,3 +241,13 @@ fn cross_validation_on_the_training_file_stays_well_above_chance() {
     );
     assert!(accuracy > 0.6, "{accuracy}");
 }
+
+#[test]
+fn carried_entities_become_a_query_the_investigation_reads_back_exactly() {
+    let memory = after("investigue os contratos da saúde acima de R$ 1,5 milhão em dezembro de 2024");
+    let r = senna().route("e em 2023?", Some(&memory));
+    let q = r.entities.as_query();
+    assert_eq!(crate::query::interpret(&q), r.entities.query_intent(), "{q}");
+    assert_eq!(r.entities.query_intent().min_value, Some(1_500_000.0));
+    assert_eq!(senna().route(&q, None).entities, r.entities, "{q}");
+}

@@ -2,11 +2,14 @@
 //! the user writes English) from structured facts only. Every figure and id it writes comes
 //! from the [`AnswerFacts`], the [`Route`] or the [`SessionMemory`] it is given; money is
 //! written with [`crate::text::format_brl`] (swapped separators in English). The opening and
-//! the per-finding lines are here; whole answers that need no analysis are in [`direct`].
+//! the per-finding lines are here; whole answers that need no analysis are in [`direct`], and
+//! what an optional language model needs (messages, the check for invented figures) in [`llm`].
 
 mod direct;
+mod llm;
 
 pub use direct::direct_answer;
+pub use llm::{ChatMessage, invented_figures, llm_messages};
 
 use super::phrases::{entities_phrase, money};
 use super::{AnomalyBrief, AnswerFacts, Intent, Language, Route, abaporu};
