@@ -157,8 +157,8 @@ pub struct AgentService {
     provider: Arc<dyn DataProvider>,
     cache_ttl: Duration,
     cache: Arc<Mutex<HashMap<String, (Instant, AgentAnswer)>>>,
-    /// The router (senna), trained once, shared with chat.
-    pub senna: Arc<Senna>,
+    /// The router (senna), trained once per process, shared with chat.
+    pub senna: &'static Senna,
 }
 
 impl AgentService {
@@ -169,7 +169,14 @@ impl AgentService {
         provider: Arc<dyn DataProvider>,
         cache_ttl: Duration,
     ) -> Self {
-        AgentService { runtime, store, provider, cache_ttl, cache: Arc::default(), senna: Arc::new(Senna::new()) }
+        AgentService {
+            runtime,
+            store,
+            provider,
+            cache_ttl,
+            cache: Arc::default(),
+            senna: vigia_agents::conversation::shared_senna(),
+        }
     }
 
     /// The data a request names, filtered as an investigation filters it.

@@ -21,7 +21,8 @@ pub(super) fn agent_request(message: &str, route: &Route) -> AgentRequest {
         orgao: e.organ_codes.first().cloned(),
         ano: e.year,
         mes: e.month.filter(|_| e.year.is_some()),
-        query: Some(message.to_string()),
+        // A follow-up ("e em 2023?") says little alone: its query is what it carried over.
+        query: Some(if route.follow_up { e.as_query() } else { message.to_string() }),
         min_value: e.min_value,
         max_value: e.max_value,
         ..Default::default()
