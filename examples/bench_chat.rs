@@ -8,7 +8,8 @@
 //!   1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
 //!   history, drummond's answer, durable storage; no analysis) and for investigation turns
 //!   (a real investigation of the demo data per turn, streamed finding by finding);
-//! - the server's RSS with 10,000 chat WebSocket connections open at once, each after one turn.
+//! - on a fresh server: the peak RSS while 10,000 SSE chat turns are in flight at once, and the
+//!   RSS with 10,000 chat WebSocket connections open at once, each after one turn.
 
 #[path = "support/server.rs"]
 mod server;
@@ -116,15 +117,53 @@ async fn main() -> anyhow::Result<()> {
         level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
     }
 
-    let before = rss_mb(server.id());
+    server.kill()?;
+    server.wait()?;
+
+    // Open streams on a fresh server, so the figures are the streams' and not the history's.
+    let dir = tempfile::tempdir()?;
+    let port = free_port()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut server = serve(dir.path(), port, 200)?;
+    wait_ready(&client, &base).await?;
+    turn(&client, &base, "olá").await;
+    let idle = rss_mb(server.id()).unwrap_or(f64::NAN);
+    // 10,000 SSE turns sent at once: the peak RSS while they are in flight.
+    let pid = server.id();
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flag = sampling.clone();
+    let sampler = tokio::spawn(async move {
+        let mut peak: f64 = 0.0;
+        while flag.load(std::sync::atomic::Ordering::Relaxed) {
+            peak = peak.max(rss_mb(pid).unwrap_or(0.0));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        peak
+    });
+    let streams = 10_000;
+    let sse_client = reqwest::Client::builder().pool_max_idle_per_host(streams).build()?;
+    let began = Instant::now();
+    let results: Vec<_> = futures::stream::iter(0..streams)
+        .map(|_| turn(&sse_client, &base, "olá, tudo bem?"))
+        .buffer_unordered(streams)
+        .collect()
+        .await;
+    let secs = began.elapsed().as_secs_f64();
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.await.unwrap_or(f64::NAN);
+    let done = results.iter().flatten().filter(|r| r.2).count();
+    println!(
+        "{streams} SSE chat streams at once: {done} completed in {secs:.1} s; server RSS {idle:.1} MB idle, peak {peak:.1} MB while they were open"
+    );
+    drop(sse_client);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = rss_mb(server.id()).unwrap_or(f64::NAN);
     let sockets = open_sockets(&format!("ws://127.0.0.1:{port}"), 10_000).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let during = rss_mb(server.id());
+    let during = rss_mb(server.id()).unwrap_or(f64::NAN);
     println!(
-        "{} chat WebSockets open after one turn each: server RSS {:.1} MB before, {:.1} MB with them open",
+        "{} chat WebSockets open after one turn each: server RSS {before:.1} MB before, {during:.1} MB with them open",
         sockets.len(),
-        before.unwrap_or(f64::NAN),
-        during.unwrap_or(f64::NAN)
     );
     drop(sockets);
     server.kill()?;

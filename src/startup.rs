@@ -158,6 +158,11 @@ impl App {
             let _ = stopping_tx.send(());
         };
         let make = axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(app);
+        // Streams send small events one after another: without TCP_NODELAY, Nagle holds each
+        // behind the client's delayed ACK of the previous one (about 40 ms on loopback).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let server = tokio::spawn(async move { axum::serve(listener, make).with_graceful_shutdown(shutdown).await });
         health.mark_ready();
         tracing::info!(addr = %config.server.addr, mode = if config.production_mode() { "production" } else { "demo" }, "serving");

@@ -28,6 +28,8 @@ use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
 
 /// Largest text frame read, bytes.
 const MAX_FRAME: usize = 64 * 1024;
+/// Read buffer of a connection, bytes (grows for a larger frame).
+const SOCKET_BUFFER: usize = 4 * 1024;
 
 /// Upgrades the connection after resolving the caller (header, else `?token=`).
 pub(super) async fn upgrade(
@@ -44,7 +46,13 @@ pub(super) async fn upgrade(
         principal = st.services.auth.authenticate_bearer(token).map(Some);
     }
     let ip = Some(peer.ip());
-    ws.max_message_size(MAX_FRAME).on_upgrade(move |socket| serve(st, socket, principal, ip))
+    // Small buffers: chat messages are small, and tungstenite's 128 KiB defaults would cost
+    // a quarter of a megabyte per open connection.
+    ws.max_message_size(MAX_FRAME)
+        .read_buffer_size(SOCKET_BUFFER)
+        .write_buffer_size(0)
+        .max_write_buffer_size(MAX_FRAME * 2)
+        .on_upgrade(move |socket| serve(st, socket, principal, ip))
 }
 
 /// One connection: reads client messages and forwards the running turn's events, both at once.

@@ -21,13 +21,11 @@ pub struct ChatEvent {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ChatEventKind {
-    /// The turn was accepted: its session and the stored user message.
+    /// The turn was received: the conversation it belongs to. Sent before any check, so a
+    /// client learns its session at once; a refusal follows as `error`.
     Start {
         /// The conversation (new when the client sent none).
         session_id: String,
-        /// The stored user message's id (absent when the message was refused).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        message_id: Option<String>,
     },
     /// Work began.
     Thinking {
@@ -70,6 +68,8 @@ pub enum ChatEventKind {
         session_id: String,
         /// The stored assistant message's id.
         message_id: String,
+        /// The stored user message's id.
+        user_message_id: String,
         /// The agent that answered.
         agent: String,
     },
@@ -140,6 +140,12 @@ pub(crate) struct Sender {
 impl Sender {
     pub fn new(tx: mpsc::Sender<ChatEvent>) -> Self {
         Sender { tx, seq: 0, progress: 0.0, answer: String::new() }
+    }
+
+    /// Sends without waiting: for the first event, into a channel known to have room.
+    pub fn send_now(&mut self, kind: ChatEventKind) {
+        self.seq += 1;
+        let _ = self.tx.try_send(ChatEvent { seq: self.seq, kind });
     }
 
     pub async fn send(&mut self, kind: ChatEventKind) {

@@ -26,6 +26,7 @@ pub use events::{ChatEvent, ChatEventKind};
 
 use super::{AgentService, InvestigationService};
 use crate::domain::Principal;
+use crate::domain::chat::ChatSessionId;
 use crate::error::Error;
 use crate::storage::Store;
 
@@ -104,10 +105,17 @@ impl ChatService {
 
     /// Runs one turn in its own task and returns its events as they happen. The stream always
     /// ends with `complete` or `error`.
-    pub fn turn(self: &Arc<Self>, req: ChatRequest, caller: Caller) -> ReceiverStream<ChatEvent> {
+    pub fn turn(self: &Arc<Self>, mut req: ChatRequest, caller: Caller) -> ReceiverStream<ChatEvent> {
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
+        let mut out = events::Sender::new(tx);
+        // `start` goes out before the turn's task is scheduled: the first event does not wait
+        // behind other turns' work.
+        let session_id =
+            req.session_id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| ChatSessionId::new().to_string());
+        req.session_id = Some(session_id.clone());
+        out.send_now(ChatEventKind::Start { session_id });
         let this = self.clone();
-        tokio::spawn(async move { turn::run(&this, req, caller, events::Sender::new(tx)).await });
+        tokio::spawn(async move { turn::run(&this, req, caller, out).await });
         ReceiverStream::new(rx)
     }
 }

@@ -35,12 +35,9 @@ pub(super) struct Done {
 
 /// Runs a whole turn, sending its events to `out`.
 pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut out: Sender) {
-    let requested = req.session_id.clone().filter(|s| !s.is_empty());
     let accepted = match accept(svc, &req, caller) {
         Ok(a) => a,
         Err(e) => {
-            let session_id = requested.unwrap_or_else(|| ChatSessionId::new().to_string());
-            out.send(ChatEventKind::Start { session_id, message_id: None }).await;
             out.send(ChatEventKind::from_error(&e)).await;
             return;
         }
@@ -48,8 +45,6 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut
     let user = ChatMessage::new(accepted.session_id.clone(), ChatRole::User, req.message.clone());
     if let Err(e) = svc.store.append_chat_message(accepted.owner, &user) {
         tracing::error!(error = %e, "a chat message could not be stored");
-        let session_id = accepted.session_id.to_string();
-        out.send(ChatEventKind::Start { session_id, message_id: None }).await;
         out.send(ChatEventKind::from_error(&Error::new(
             ErrorCode::ServiceUnavailable,
             "the message could not be stored; try again",
@@ -57,8 +52,6 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut
         .await;
         return;
     }
-    out.send(ChatEventKind::Start { session_id: accepted.session_id.to_string(), message_id: Some(user.id.clone()) })
-        .await;
     out.send(ChatEventKind::Thinking {
         status: if accepted.explicit.is_some() { "analyzing" } else { "routing" }.into(),
         agent: accepted.explicit.unwrap_or(AgentId::Senna).as_str().into(),
@@ -87,7 +80,7 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut
     let mode = Mode::of(accepted.explicit, &route);
     let result = work::answer(svc, &accepted, &req.message, &route, mode, &mut out).await;
     match result {
-        Ok(done) => finish(svc, &accepted, &route, done, out).await,
+        Ok(done) => finish(svc, &accepted, &route, done, user.id, out).await,
         Err(e) => out.send(ChatEventKind::from_error(&e)).await,
     }
 }
@@ -124,7 +117,14 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accept
 }
 
 /// Stores the answer and the memory, makes them durable, then sends `complete`.
-async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, mut out: Sender) {
+async fn finish(
+    svc: &ChatService,
+    acc: &Accepted,
+    route: &Route,
+    done: Done,
+    user_message_id: String,
+    mut out: Sender,
+) {
     let mut reply = ChatMessage::new(acc.session_id.clone(), ChatRole::Assistant, out.answer.clone());
     reply.agent = Some(done.agent.as_str().into());
     reply.investigation_id = done.investigation_id.clone();
@@ -154,6 +154,7 @@ async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, mu
         investigation_id: done.investigation_id,
         session_id: acc.session_id.to_string(),
         message_id: reply.id,
+        user_message_id,
         agent: done.agent.as_str().into(),
     })
     .await;
