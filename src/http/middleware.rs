@@ -75,14 +75,25 @@ pub async fn durable(
 ) -> Response {
     use axum::http::Method;
     let reads = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let own = commits_itself(req.uri().path());
     let resp = next.run(req).await;
-    if reads {
+    if reads || own {
         return resp;
     }
     match st.services.durability.commit().await {
         Ok(()) => resp,
         Err(e) => ApiError(e).into_response(),
     }
+}
+
+/// POST routes that store nothing or make their own writes durable before acknowledging them:
+/// a chat turn flushes before its `complete` (and a stream's head must not wait for a flush),
+/// the analysis routes only read, and an investigation they start is flushed by its service.
+fn commits_itself(path: &str) -> bool {
+    matches!(
+        path,
+        "/api/v1/chat/stream" | "/api/v1/chat/message" | "/api/v1/anomalies/detect" | "/api/v1/multi-agent/query"
+    ) || (path.starts_with("/api/v1/agents/") && (path.ends_with("/investigate") || path.ends_with("/orchestrate")))
 }
 
 /// The response to a panic in a handler: a generic 500; the panic goes to the log.
