@@ -74,6 +74,18 @@ pub fn is_uninformative(text: &str) -> bool {
     // One scratch buffer per thread: this runs on every object and item description.
     thread_local! {
         static CORE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        static ASCII: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if text.is_ascii() {
+        // What the general path below does to ASCII (folding is lower-casing there), byte by
+        // byte instead of char by char.
+        return ASCII.with_borrow_mut(|core| {
+            core.clear();
+            core.extend(
+                text.bytes().filter(|b| b.is_ascii_alphanumeric() || *b == b' ').map(|b| b.to_ascii_lowercase()),
+            );
+            std::str::from_utf8(core).is_ok_and(says_nothing)
+        });
     }
     CORE.with_borrow_mut(|core| {
         core.clear();
