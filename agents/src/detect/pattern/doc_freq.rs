@@ -29,6 +29,51 @@ pub struct DocFreq {
     texts: usize,
 }
 
+/// A [`DocFreq`] being counted, texts added from any thread (each text once).
+pub struct DocCounter {
+    table: Vec<AtomicU32>,
+    mask: usize,
+    texts: usize,
+}
+
+impl DocCounter {
+    /// An empty table sized for `texts` texts.
+    pub fn new(texts: usize) -> DocCounter {
+        let size = (4 * texts).next_power_of_two().clamp(1024, MAX_TABLE);
+        DocCounter { table: (0..size).map(|_| AtomicU32::new(0)).collect(), mask: size - 1, texts }
+    }
+
+    /// Counts each distinct word of one text, given its word hashes (repeats allowed);
+    /// `seen` is scratch space.
+    pub fn add(&self, hashes: &[u64], seen: &mut Vec<u64>) {
+        seen.clear();
+        seen.extend(hashes.iter().map(|h| h >> 24));
+        self.count_keys(seen);
+    }
+
+    /// Counts each distinct word of one text; `seen` is scratch space.
+    pub fn add_text(&self, text: &str, seen: &mut Vec<u64>) {
+        seen.clear();
+        for_each_word_hash(text, |h| seen.push(h >> 24));
+        self.count_keys(seen);
+    }
+
+    /// Counts each distinct key (`hash >> 24`) of `keys` once.
+    fn count_keys(&self, keys: &mut Vec<u64>) {
+        keys.sort_unstable();
+        keys.dedup();
+        for &h in keys.iter() {
+            self.table[slot(h, self.mask)].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The frequencies counted.
+    pub fn finish(self) -> DocFreq {
+        let counts = self.table.into_iter().map(AtomicU32::into_inner).collect();
+        DocFreq { counts, mask: self.mask, texts: self.texts }
+    }
+}
+
 /// The table index of a word hash: bits 24 to 63, so the keys of the similarity join
 /// (`hash >> 24` in their low 40 bits) find their word's count too.
 fn slot(hash_high: u64, mask: usize) -> usize {
@@ -39,19 +84,11 @@ impl DocFreq {
     /// Counts every word of every object text once per text.
     pub fn build(ds: &Dataset) -> DocFreq {
         let cs = &ds.contracts;
-        let size = (4 * cs.len()).next_power_of_two().clamp(1024, MAX_TABLE);
-        let mask = size - 1;
-        let table: Vec<AtomicU32> = (0..size).map(|_| AtomicU32::new(0)).collect();
+        let counter = DocCounter::new(cs.len());
         let count = |part: &[crate::model::contract::Contract]| {
             let mut seen: Vec<u64> = Vec::with_capacity(64);
             for c in part {
-                seen.clear();
-                for_each_word_hash(&c.object, |h| seen.push(h >> 24));
-                seen.sort_unstable();
-                seen.dedup();
-                for &h in &seen {
-                    table[slot(h, mask)].fetch_add(1, Ordering::Relaxed);
-                }
+                counter.add_text(&c.object, &mut seen);
             }
         };
         let threads = crate::detect::common::cores().clamp(1, 8);
@@ -65,8 +102,21 @@ impl DocFreq {
                 }
             });
         }
-        let counts = table.into_iter().map(AtomicU32::into_inner).collect();
-        DocFreq { counts, mask, texts: cs.len() }
+        counter.finish()
+    }
+
+    /// The fewest texts any word two object texts share appears in (`u32::MAX` when they
+    /// share none).
+    pub fn rarest_shared(&self, a: &str, b: &str) -> u32 {
+        let keys = |s: &str| {
+            let mut v: Vec<u64> = Vec::with_capacity(32);
+            for_each_word_hash(s, |h| v.push(h >> 24));
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (x, y) = (keys(a), keys(b));
+        x.iter().filter(|k| y.binary_search(k).is_ok()).map(|&k| self.df_of_key(k)).min().unwrap_or(u32::MAX)
     }
 
     /// The texts a word appears in, from the low 40 bits of a join key (`hash >> 24`).

@@ -147,7 +147,7 @@ fn process_duplicates(
     scratch: &mut Scratch,
 ) -> Vec<Anomaly> {
     let threshold = SIMILARITY.at(p.sensitivity);
-    let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), scratch);
+    let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), None, scratch);
     pairs.retain(|q| {
         q.similarity > threshold
             && pair_score(q, p.sensitivity) >= p.confidence_threshold
