@@ -7,9 +7,6 @@
 //! contracted code -11) is not a supplier at all. Their share says nothing of competition.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use aho_corasick::AhoCorasick;
 
 use super::common::FxBuild;
 use super::legal_grounds::STATE_SUPPLIERS;
@@ -131,24 +128,10 @@ const OBJECT_ANCHORS: &[&str] =
 /// Whether an object names a public utility and whether it names a lease; `buf` is scratch.
 fn object_says(object: &str, buf: &mut String) -> (bool, bool) {
     super::object_signature::fold_into(object, buf);
-    // Each list as one automaton (one pass over the text instead of one per phrase); the
-    // phrase loops stay as the fallback should an automaton fail to build.
-    static FINDERS: OnceLock<Option<[AhoCorasick; 3]>> = OnceLock::new();
-    let finders = FINDERS.get_or_init(|| {
-        Some([
-            AhoCorasick::new(OBJECT_ANCHORS).ok()?,
-            AhoCorasick::new(UTILITY_OBJECT).ok()?,
-            AhoCorasick::new(LEASE_OBJECT).ok()?,
-        ])
-    });
-    let any = |k: usize, list: &[&str]| match finders {
-        Some(f) => f[k].is_match(buf.as_str()),
-        None => list.iter().any(|p| buf.contains(p)),
-    };
-    if !any(0, OBJECT_ANCHORS) {
+    if !OBJECT_ANCHORS.iter().any(|a| buf.contains(a)) {
         return (false, false);
     }
-    (any(1, UTILITY_OBJECT), any(2, LEASE_OBJECT))
+    (UTILITY_OBJECT.iter().any(|p| buf.contains(p)), LEASE_OBJECT.iter().any(|p| buf.contains(p)))
 }
 
 /// The reason from what the document, the name and the object say, most specific first.
