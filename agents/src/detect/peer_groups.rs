@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use super::common::FxBuild;
-use super::object_signature::{contract_terms, for_each_term, term_hash};
+use super::object_signature::{ItemTerms, contract_terms_with, for_each_term, term_hash};
 use super::shared::par_each;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
@@ -224,9 +224,10 @@ fn term_part(cs: &[Contract]) -> TermPart {
         df: Vec::new(),
     };
     let mut terms = Vec::with_capacity(super::object_signature::MAX_TERMS);
+    let mut items = ItemTerms::default();
     for c in cs {
         terms.clear();
-        part.objects.push(contract_terms(c, &mut terms) as u8);
+        part.objects.push(contract_terms_with(c, &mut terms, &mut items) as u8);
         for &h in &terms {
             let next = part.hashes.len() as u32;
             let id = *local.entry(h).or_insert(next);
