@@ -10,8 +10,6 @@
 //! word of all), with `N` at least [`MIN_TEXTS`] so a handful of contracts is not judged on
 //! frequencies it cannot have. Linear in the words; the table is built on several threads.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use crate::model::dataset::Dataset;
 use crate::text::{for_each_word_bytes, for_each_word_hash, is_stopword_bytes};
 
@@ -29,9 +27,11 @@ pub struct DocFreq {
     texts: usize,
 }
 
-/// A [`DocFreq`] being counted, texts added from any thread (each text once).
+/// A [`DocFreq`] being counted (each text once). Each thread counts into a table of its own,
+/// merged at the end: plain increments let the processor overlap the cache misses of a
+/// table this large, which atomic ones serialise.
 pub struct DocCounter {
-    table: Vec<AtomicU32>,
+    counts: Vec<u32>,
     mask: usize,
     texts: usize,
 }
@@ -40,37 +40,44 @@ impl DocCounter {
     /// An empty table sized for `texts` texts.
     pub fn new(texts: usize) -> DocCounter {
         let size = (4 * texts).next_power_of_two().clamp(1024, MAX_TABLE);
-        DocCounter { table: (0..size).map(|_| AtomicU32::new(0)).collect(), mask: size - 1, texts }
+        DocCounter { counts: vec![0; size], mask: size - 1, texts }
     }
 
     /// Counts each distinct word of one text, given its word hashes (repeats allowed);
     /// `seen` is scratch space.
-    pub fn add(&self, hashes: &[u64], seen: &mut Vec<u64>) {
+    pub fn add(&mut self, hashes: &[u64], seen: &mut Vec<u64>) {
         seen.clear();
         seen.extend(hashes.iter().map(|h| h >> 24));
         self.count_keys(seen);
     }
 
     /// Counts each distinct word of one text; `seen` is scratch space.
-    pub fn add_text(&self, text: &str, seen: &mut Vec<u64>) {
+    pub fn add_text(&mut self, text: &str, seen: &mut Vec<u64>) {
         seen.clear();
         for_each_word_hash(text, |h| seen.push(h >> 24));
         self.count_keys(seen);
     }
 
     /// Counts each distinct key (`hash >> 24`) of `keys` once.
-    fn count_keys(&self, keys: &mut Vec<u64>) {
+    fn count_keys(&mut self, keys: &mut Vec<u64>) {
         keys.sort_unstable();
         keys.dedup();
         for &h in keys.iter() {
-            self.table[slot(h, self.mask)].fetch_add(1, Ordering::Relaxed);
+            self.counts[slot(h, self.mask)] += 1;
+        }
+    }
+
+    /// Adds the counts of another table of the same dataset.
+    pub fn merge(&mut self, other: DocCounter) {
+        debug_assert_eq!(self.counts.len(), other.counts.len(), "tables of one dataset");
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            *a += b;
         }
     }
 
     /// The frequencies counted.
     pub fn finish(self) -> DocFreq {
-        let counts = self.table.into_iter().map(AtomicU32::into_inner).collect();
-        DocFreq { counts, mask: self.mask, texts: self.texts }
+        DocFreq { counts: self.counts, mask: self.mask, texts: self.texts }
     }
 }
 
@@ -84,23 +91,28 @@ impl DocFreq {
     /// Counts every word of every object text once per text.
     pub fn build(ds: &Dataset) -> DocFreq {
         let cs = &ds.contracts;
-        let counter = DocCounter::new(cs.len());
         let count = |part: &[crate::model::contract::Contract]| {
+            let mut counter = DocCounter::new(cs.len());
             let mut seen: Vec<u64> = Vec::with_capacity(64);
             for c in part {
                 counter.add_text(&c.object, &mut seen);
             }
+            counter
         };
         let threads = crate::detect::common::cores().clamp(1, 8);
-        if cs.len() < PARALLEL_FROM || threads == 1 {
-            count(cs);
+        let mut parts = if cs.len() < PARALLEL_FROM || threads == 1 {
+            vec![count(cs)]
         } else {
             std::thread::scope(|s| {
                 let count = &count;
-                for part in cs.chunks(cs.len().div_ceil(threads)) {
-                    s.spawn(move || count(part));
-                }
-            });
+                let handles: Vec<_> =
+                    cs.chunks(cs.len().div_ceil(threads)).map(|part| s.spawn(move || count(part))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+            })
+        };
+        let mut counter = parts.pop().unwrap_or_else(|| DocCounter::new(cs.len()));
+        for part in parts {
+            counter.merge(part);
         }
         counter.finish()
     }

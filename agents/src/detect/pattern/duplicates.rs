@@ -48,7 +48,7 @@ use crate::detect::pattern::doc_freq::DocCounter;
 use crate::detect::pattern::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use crate::detect::pattern::simjoin::{similarity, word_set};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
-use crate::detect::shared::{Shared, par_each, par_parts, threads_for};
+use crate::detect::shared::{Shared, par_each};
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
@@ -141,8 +141,8 @@ impl Detector for DuplicateContracts {
         // The dataset's word frequencies are counted as the suppliers' objects are tokenised
         // for the join (each text read once); the pairs wait for them to be complete before
         // their shared words are weighed.
-        let counter = DocCounter::new(cs.len());
-        let shard = |k: usize| -> Result<Vec<(usize, Vec<Pair>)>, AnalysisError> {
+        let shard = |k: usize| -> Result<(Vec<(usize, Vec<Pair>)>, DocCounter), AnalysisError> {
+            let mut counter = DocCounter::new(cs.len());
             let mut out = Vec::new();
             let mut done = 0usize;
             let mut scratch = Scratch::default();
@@ -152,7 +152,7 @@ impl Detector for DuplicateContracts {
                     cancel.check()?;
                     done = 0;
                 }
-                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, None, Some(&counter), &mut scratch);
+                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, None, Some(&mut counter), &mut scratch);
                 // What does not depend on the frequencies (their weight is at most 1).
                 pairs.retain(|q| {
                     q.similarity > threshold
@@ -164,21 +164,24 @@ impl Detector for DuplicateContracts {
                     out.push((r, pairs));
                 }
             }
-            Ok(out)
+            Ok((out, counter))
         };
         let found = if shards == 1 { vec![shard(0)] } else { par_each((0..shards).collect(), shards, shard) };
-        let found: Vec<Vec<(usize, Vec<Pair>)>> = found.into_iter().collect::<Result<_, _>>()?;
+        let (found, mut counters): (Vec<Vec<(usize, Vec<Pair>)>>, Vec<DocCounter>) =
+            found.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
+        let mut counter = counters.pop().unwrap_or_else(|| DocCounter::new(cs.len()));
+        for other in counters {
+            counter.merge(other);
+        }
         // The texts no supplier run holds are counted too.
         let mut in_run = vec![false; cs.len()];
         for &i in runs.iter().flatten() {
             in_run[i] = true;
         }
-        par_parts(cs.len(), threads_for(cs.len()), |from, to| {
-            let mut seen = Vec::new();
-            for i in (from..to).filter(|&i| !in_run[i]) {
-                counter.add_text(&cs[i].object, &mut seen);
-            }
-        });
+        let mut seen = Vec::new();
+        for i in (0..cs.len()).filter(|&i| !in_run[i]) {
+            counter.add_text(&cs[i].object, &mut seen);
+        }
         drop(in_run);
         let df = counter.finish();
         let groups = |found: Vec<(usize, Vec<Pair>)>| {

@@ -99,7 +99,7 @@ pub fn min_overlap(a: usize, b: usize) -> usize {
 /// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
 /// ordered by (frequency within the run, hash) and deduplicated. Linear in the number of
 /// words, plus a sort of each object's few dozen words.
-fn word_sets(ds: &Dataset, run: &[usize], counter: Option<&DocCounter>, scratch: &mut Scratch) {
+fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut DocCounter>, scratch: &mut Scratch) {
     let Scratch { counts, raw, raw_end, flat, bounds, seen, .. } = scratch;
     raw.clear();
     raw_end.clear();
@@ -118,7 +118,7 @@ fn word_sets(ds: &Dataset, run: &[usize], counter: Option<&DocCounter>, scratch:
             counts.resize(COUNTS_MAX, 0);
         }
         for object in &objects {
-            if let Some(counter) = counter {
+            if let Some(counter) = counter.as_deref_mut() {
                 counter.add_text(object, seen);
             }
             for_each_word_hash(object_text(object), |h| counts[h as usize & mask] += 1);
@@ -134,7 +134,7 @@ fn word_sets(ds: &Dataset, run: &[usize], counter: Option<&DocCounter>, scratch:
     for object in objects {
         let from = raw.len();
         for_each_word_hash(object, |h| raw.push(h));
-        if let Some(counter) = counter {
+        if let Some(counter) = counter.as_deref_mut() {
             counter.add(&raw[from..], seen);
         }
         if object_text(object).is_empty() {
@@ -222,7 +222,7 @@ pub fn pairs_in(
     run: &[usize],
     closeness: Closeness,
     df: Option<&DocFreq>,
-    counter: Option<&DocCounter>,
+    counter: Option<&mut DocCounter>,
     scratch: &mut Scratch,
 ) -> Vec<Pair> {
     word_sets(ds, run, counter, scratch);
