@@ -73,6 +73,10 @@ const MAX_PATTERNS: usize = 20;
 /// Datasets at least this large split the suppliers over threads.
 const PARALLEL_FROM: usize = 20_000;
 
+/// The pairs a shard found in its supplier runs (each run by its index), waiting for the
+/// dataset's word frequencies.
+type RunPairs = Vec<(usize, Vec<Pair>)>;
+
 /// The duplicate contracts detector.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DuplicateContracts;
@@ -141,7 +145,7 @@ impl Detector for DuplicateContracts {
         // The dataset's word frequencies are counted as the suppliers' objects are tokenised
         // for the join (each text read once); the pairs wait for them to be complete before
         // their shared words are weighed.
-        let shard = |k: usize| -> Result<(Vec<(usize, Vec<Pair>)>, DocCounter), AnalysisError> {
+        let shard = |k: usize| -> Result<(RunPairs, DocCounter), AnalysisError> {
             let mut counter = DocCounter::new(cs.len());
             let mut out = Vec::new();
             let mut done = 0usize;
@@ -167,7 +171,7 @@ impl Detector for DuplicateContracts {
             Ok((out, counter))
         };
         let found = if shards == 1 { vec![shard(0)] } else { par_each((0..shards).collect(), shards, shard) };
-        let (found, mut counters): (Vec<Vec<(usize, Vec<Pair>)>>, Vec<DocCounter>) =
+        let (found, mut counters): (Vec<RunPairs>, Vec<DocCounter>) =
             found.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
         let mut counter = counters.pop().unwrap_or_else(|| DocCounter::new(cs.len()));
         for other in counters {
@@ -184,7 +188,7 @@ impl Detector for DuplicateContracts {
         }
         drop(in_run);
         let df = counter.finish();
-        let groups = |found: Vec<(usize, Vec<Pair>)>| {
+        let groups = |found: RunPairs| {
             let mut out = Vec::new();
             for (r, mut pairs) in found {
                 pairs.retain_mut(|q| {
