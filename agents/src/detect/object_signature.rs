@@ -150,10 +150,15 @@ impl<'a> ItemTerms<'a> {
 /// [`contract_terms`], the item descriptions' terms read through `items`.
 pub fn contract_terms_with<'a>(c: &'a Contract, out: &mut Vec<u64>, items: &mut ItemTerms<'a>) -> usize {
     let first = out.len();
+    // One bit per value of a term's top 6 hash bits: a term whose bit is clear is new, so
+    // only the others are looked for among the terms already kept.
+    let mut bits = 0u64;
     // Adds a term unless already there; says whether there is room for more.
-    let push = |out: &mut Vec<u64>, h: u64, cap: usize| {
-        if out.len() - first < cap && !out[first..].contains(&h) {
+    let mut push = |out: &mut Vec<u64>, h: u64, cap: usize| {
+        let bit = 1u64 << (h >> 58);
+        if out.len() - first < cap && (bits & bit == 0 || !out[first..].contains(&h)) {
             out.push(h);
+            bits |= bit;
         }
         out.len() - first < cap
     };
