@@ -8,7 +8,9 @@
 //! about which purchase a contract is, however alike two copies of it are. The specificity of a
 //! word found in `df` of `N` texts is `ln(N / df) / ln(N)` (1 for a word of one text, 0 for a
 //! word of all), with `N` at least [`MIN_TEXTS`] so a handful of contracts is not judged on
-//! frequencies it cannot have. Linear in the words; the table is built on several threads.
+//! frequencies it cannot have. Linear in the words. The table is counted on several threads,
+//! each into a [`DocCounter`] of its own (merged at the end); `duplicate_contracts` counts its
+//! texts as its similarity join tokenises them, so each text is read once.
 
 use crate::model::dataset::Dataset;
 use crate::text::{for_each_word_bytes, for_each_word_hash, is_stopword_bytes};
