@@ -7,6 +7,9 @@
 //! contracted code -11) is not a supplier at all. Their share says nothing of competition.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use memchr::memmem::Finder;
 
 use super::common::FxBuild;
 use super::legal_grounds::STATE_SUPPLIERS;
@@ -128,10 +131,18 @@ const OBJECT_ANCHORS: &[&str] =
 /// Whether an object names a public utility and whether it names a lease; `buf` is scratch.
 fn object_says(object: &str, buf: &mut String) -> (bool, bool) {
     super::object_signature::fold_into(object, buf);
-    if !OBJECT_ANCHORS.iter().any(|a| buf.contains(a)) {
+    // Each phrase's searcher built once, not at every search.
+    static FINDERS: OnceLock<[Vec<Finder<'static>>; 3]> = OnceLock::new();
+    let finders = FINDERS.get_or_init(|| {
+        let of = |list: &[&'static str]| list.iter().map(|p| Finder::new(p.as_bytes())).collect::<Vec<_>>();
+        [of(OBJECT_ANCHORS), of(UTILITY_OBJECT), of(LEASE_OBJECT)]
+    });
+    let text = buf.as_bytes();
+    let any = |k: usize| finders[k].iter().any(|f| f.find(text).is_some());
+    if !any(0) {
         return (false, false);
     }
-    (UTILITY_OBJECT.iter().any(|p| buf.contains(p)), LEASE_OBJECT.iter().any(|p| buf.contains(p)))
+    (any(1), any(2))
 }
 
 /// The reason from what the document, the name and the object say, most specific first.

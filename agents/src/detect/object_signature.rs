@@ -7,10 +7,12 @@
 //! Numbers, words shorter than three letters and Portuguese function words are left out:
 //! quantities, lot numbers, dates and references differ between purchases of the same thing.
 
+use std::collections::HashMap;
 use std::hash::Hasher;
 
 use rustc_hash::FxHasher;
 
+use super::common::FxBuild;
 use crate::model::contract::Contract;
 use crate::text::{fold_char, for_each_word_bytes, is_stopword_bytes};
 
@@ -74,6 +76,18 @@ pub fn is_uninformative(text: &str) -> bool {
     // One scratch buffer per thread: this runs on every object and item description.
     thread_local! {
         static CORE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        static ASCII: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if text.is_ascii() {
+        // What the general path below does to ASCII (folding is lower-casing there), byte by
+        // byte instead of char by char.
+        return ASCII.with_borrow_mut(|core| {
+            core.clear();
+            core.extend(
+                text.bytes().filter(|b| b.is_ascii_alphanumeric() || *b == b' ').map(|b| b.to_ascii_lowercase()),
+            );
+            std::str::from_utf8(core).is_ok_and(says_nothing)
+        });
     }
     CORE.with_borrow_mut(|core| {
         core.clear();
@@ -101,24 +115,64 @@ pub fn may_be_uninformative(text: &str) -> bool {
 /// appearance, at most [`MAX_TERMS`], appended to `out`; returns how many came from the object.
 /// An uninformative object contributes nothing (its items still do).
 pub fn contract_terms(c: &Contract, out: &mut Vec<u64>) -> usize {
+    contract_terms_with(c, out, &mut ItemTerms::default())
+}
+
+/// The terms of each item description met so far (catalogue texts repeat across contracts:
+/// each distinct one is read once per cache).
+#[derive(Default)]
+pub struct ItemTerms<'a> {
+    /// Per description: where its terms are in `terms`.
+    seen: HashMap<&'a str, (u32, u32), FxBuild>,
+    /// The term hashes of every description met, in text order, back to back.
+    terms: Vec<u64>,
+}
+
+impl<'a> ItemTerms<'a> {
+    /// The term hashes of `description` in text order (none for an uninformative one).
+    fn of(&mut self, description: &'a str) -> &[u64] {
+        let (from, to) = match self.seen.get(description) {
+            Some(&range) => range,
+            None => {
+                let from = self.terms.len();
+                if !may_be_uninformative(description) {
+                    for_each_term(description, |w| self.terms.push(term_hash(w)));
+                }
+                let range = (from as u32, self.terms.len() as u32);
+                self.seen.insert(description, range);
+                range
+            }
+        };
+        &self.terms[from as usize..to as usize]
+    }
+}
+
+/// [`contract_terms`], the item descriptions' terms read through `items`.
+pub fn contract_terms_with<'a>(c: &'a Contract, out: &mut Vec<u64>, items: &mut ItemTerms<'a>) -> usize {
     let first = out.len();
+    // One bit per value of a term's top 6 hash bits: a term whose bit is clear is new, so
+    // only the others are looked for among the terms already kept.
+    let mut bits = 0u64;
     // Adds a term unless already there; says whether there is room for more.
-    let push = |out: &mut Vec<u64>, w: &[u8], cap: usize| {
-        let h = term_hash(w);
-        if out.len() - first < cap && !out[first..].contains(&h) {
+    let mut push = |out: &mut Vec<u64>, h: u64, cap: usize| {
+        let bit = 1u64 << (h >> 58);
+        if out.len() - first < cap && (bits & bit == 0 || !out[first..].contains(&h)) {
             out.push(h);
+            bits |= bit;
         }
         out.len() - first < cap
     };
     if !may_be_uninformative(&c.object) {
         // Objects name what is bought first; the tail (places, units, references) is not
         // read past the first MAX_OBJECT_TERMS terms.
-        for_each_term_while(&c.object, |w| push(out, w, MAX_OBJECT_TERMS));
+        for_each_term_while(&c.object, |w| push(out, term_hash(w), MAX_OBJECT_TERMS));
     }
     let object_terms = out.len() - first;
     for item in &c.items {
-        if !may_be_uninformative(&item.description) {
-            for_each_term_while(&item.description, |w| push(out, w, MAX_TERMS));
+        for &h in items.of(&item.description) {
+            if !push(out, h, MAX_TERMS) {
+                break;
+            }
         }
     }
     object_terms

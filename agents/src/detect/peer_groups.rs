@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use super::common::FxBuild;
-use super::object_signature::{contract_terms, for_each_term, term_hash};
+use super::object_signature::{ItemTerms, contract_terms_with, for_each_term, term_hash};
 use super::shared::par_each;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::contract::Contract;
@@ -101,31 +101,16 @@ impl Vectors {
     fn has_terms(&self, i: usize) -> bool {
         !self.of(i).0.is_empty()
     }
-    fn cosine(&self, i: usize, j: usize) -> f64 {
-        let ((xi, xw), (yi, yw)) = (self.of(i), self.of(j));
-        let (mut a, mut b, mut dot) = (0, 0, 0.0f64);
-        while a < xi.len() && b < yi.len() {
-            match xi[a].cmp(&yi[b]) {
-                std::cmp::Ordering::Less => a += 1,
-                std::cmp::Ordering::Greater => b += 1,
-                std::cmp::Ordering::Equal => {
-                    dot += f64::from(xw[a]) * f64::from(yw[b]);
-                    a += 1;
-                    b += 1;
-                }
-            }
-        }
-        let norm = f64::from(self.norms[i]) * f64::from(self.norms[j]);
-        if norm > 0.0 { dot / norm } else { 0.0 }
-    }
 }
 
 /// Which leaders one probe has compared already: a stamp per leader, the probe's own stamp
-/// changing from one probe to the next.
+/// changing from one probe to the next; and the probing contract's weights spread over a
+/// dense array by term id, so each cosine with a leader is one pass over the leader's terms.
 #[derive(Default)]
 struct Seen {
     stamps: Vec<u32>,
     probe: u32,
+    dense: Vec<f32>,
 }
 
 impl Seen {
@@ -162,6 +147,16 @@ impl Leaders {
     /// compared, so the posting lists need no sorting).
     fn best(&self, v: &Vectors, i: usize, seen: &mut Seen) -> Option<(u32, f64)> {
         seen.next(self.contracts.len());
+        let (ids, weights) = v.of(i);
+        if let Some(&last) = ids.last()
+            && seen.dense.len() <= last as usize
+        {
+            seen.dense.resize(last as usize + 1, 0.0);
+        }
+        for (&t, &w) in ids.iter().zip(weights) {
+            seen.dense[t as usize] = w;
+        }
+        let norm_i = f64::from(v.norms[i]);
         let mut best: Option<(u32, f64)> = None;
         for t in v.top[i].iter().filter(|&&t| t != u32::MAX) {
             let Some(list) = self.postings.get(t) else { continue };
@@ -169,13 +164,31 @@ impl Leaders {
                 if !seen.first_time(l) {
                     continue;
                 }
-                let cos = v.cosine(i, self.contracts[l as usize] as usize);
+                let cos = self.cosine(v, l, norm_i, &seen.dense);
                 if cos >= TAU && best.is_none_or(|(bl, b)| cos > b || (cos == b && l < bl)) {
                     best = Some((l, cos));
                 }
             }
         }
+        for &t in ids {
+            seen.dense[t as usize] = 0.0;
+        }
         best
+    }
+    /// The cosine similarity of the probing contract (its weights spread in `dense`, its norm
+    /// `norm_i`) and leader `l`: the leader's terms in increasing id, each product added in
+    /// the order a merge of the two rows would add it (a term the contract lacks adds +0.0, which
+    /// changes no sum of non-negative terms), so the value is the same to the bit.
+    fn cosine(&self, v: &Vectors, l: u32, norm_i: f64, dense: &[f32]) -> f64 {
+        let j = self.contracts[l as usize] as usize;
+        let (yi, yw) = v.of(j);
+        let mut dot = 0.0f64;
+        for (&t, &w) in yi.iter().zip(yw) {
+            let x = dense.get(t as usize).copied().unwrap_or(0.0);
+            dot += f64::from(x) * f64::from(w);
+        }
+        let norm = norm_i * f64::from(v.norms[j]);
+        if norm > 0.0 { dot / norm } else { 0.0 }
     }
     fn add(&mut self, v: &Vectors, i: usize) -> u32 {
         let l = self.contracts.len() as u32;
@@ -211,9 +224,10 @@ fn term_part(cs: &[Contract]) -> TermPart {
         df: Vec::new(),
     };
     let mut terms = Vec::with_capacity(super::object_signature::MAX_TERMS);
+    let mut items = ItemTerms::default();
     for c in cs {
         terms.clear();
-        part.objects.push(contract_terms(c, &mut terms) as u8);
+        part.objects.push(contract_terms_with(c, &mut terms, &mut items) as u8);
         for &h in &terms {
             let next = part.hashes.len() as u32;
             let id = *local.entry(h).or_insert(next);

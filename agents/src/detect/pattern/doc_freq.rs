@@ -8,9 +8,9 @@
 //! about which purchase a contract is, however alike two copies of it are. The specificity of a
 //! word found in `df` of `N` texts is `ln(N / df) / ln(N)` (1 for a word of one text, 0 for a
 //! word of all), with `N` at least [`MIN_TEXTS`] so a handful of contracts is not judged on
-//! frequencies it cannot have. Linear in the words; the table is built on several threads.
-
-use std::sync::atomic::{AtomicU32, Ordering};
+//! frequencies it cannot have. Linear in the words. The table is counted on several threads,
+//! each into a [`DocCounter`] of its own (merged at the end); `duplicate_contracts` counts its
+//! texts as its similarity join tokenises them, so each text is read once.
 
 use crate::model::dataset::Dataset;
 use crate::text::{for_each_word_bytes, for_each_word_hash, is_stopword_bytes};
@@ -29,6 +29,60 @@ pub struct DocFreq {
     texts: usize,
 }
 
+/// A [`DocFreq`] being counted (each text once). Each thread counts into a table of its own,
+/// merged at the end: plain increments let the processor overlap the cache misses of a
+/// table this large, which atomic ones serialise.
+pub struct DocCounter {
+    counts: Vec<u32>,
+    mask: usize,
+    texts: usize,
+}
+
+impl DocCounter {
+    /// An empty table sized for `texts` texts.
+    pub fn new(texts: usize) -> DocCounter {
+        let size = (4 * texts).next_power_of_two().clamp(1024, MAX_TABLE);
+        DocCounter { counts: vec![0; size], mask: size - 1, texts }
+    }
+
+    /// Counts each distinct word of one text, given its word hashes (repeats allowed);
+    /// `seen` is scratch space.
+    pub fn add(&mut self, hashes: &[u64], seen: &mut Vec<u64>) {
+        seen.clear();
+        seen.extend(hashes.iter().map(|h| h >> 24));
+        self.count_keys(seen);
+    }
+
+    /// Counts each distinct word of one text; `seen` is scratch space.
+    pub fn add_text(&mut self, text: &str, seen: &mut Vec<u64>) {
+        seen.clear();
+        for_each_word_hash(text, |h| seen.push(h >> 24));
+        self.count_keys(seen);
+    }
+
+    /// Counts each distinct key (`hash >> 24`) of `keys` once.
+    fn count_keys(&mut self, keys: &mut Vec<u64>) {
+        keys.sort_unstable();
+        keys.dedup();
+        for &h in keys.iter() {
+            self.counts[slot(h, self.mask)] += 1;
+        }
+    }
+
+    /// Adds the counts of another table of the same dataset.
+    pub fn merge(&mut self, other: DocCounter) {
+        debug_assert_eq!(self.counts.len(), other.counts.len(), "tables of one dataset");
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            *a += b;
+        }
+    }
+
+    /// The frequencies counted.
+    pub fn finish(self) -> DocFreq {
+        DocFreq { counts: self.counts, mask: self.mask, texts: self.texts }
+    }
+}
+
 /// The table index of a word hash: bits 24 to 63, so the keys of the similarity join
 /// (`hash >> 24` in their low 40 bits) find their word's count too.
 fn slot(hash_high: u64, mask: usize) -> usize {
@@ -39,34 +93,44 @@ impl DocFreq {
     /// Counts every word of every object text once per text.
     pub fn build(ds: &Dataset) -> DocFreq {
         let cs = &ds.contracts;
-        let size = (4 * cs.len()).next_power_of_two().clamp(1024, MAX_TABLE);
-        let mask = size - 1;
-        let table: Vec<AtomicU32> = (0..size).map(|_| AtomicU32::new(0)).collect();
         let count = |part: &[crate::model::contract::Contract]| {
+            let mut counter = DocCounter::new(cs.len());
             let mut seen: Vec<u64> = Vec::with_capacity(64);
             for c in part {
-                seen.clear();
-                for_each_word_hash(&c.object, |h| seen.push(h >> 24));
-                seen.sort_unstable();
-                seen.dedup();
-                for &h in &seen {
-                    table[slot(h, mask)].fetch_add(1, Ordering::Relaxed);
-                }
+                counter.add_text(&c.object, &mut seen);
             }
+            counter
         };
         let threads = crate::detect::common::cores().clamp(1, 8);
-        if cs.len() < PARALLEL_FROM || threads == 1 {
-            count(cs);
+        let mut parts = if cs.len() < PARALLEL_FROM || threads == 1 {
+            vec![count(cs)]
         } else {
             std::thread::scope(|s| {
                 let count = &count;
-                for part in cs.chunks(cs.len().div_ceil(threads)) {
-                    s.spawn(move || count(part));
-                }
-            });
+                let handles: Vec<_> =
+                    cs.chunks(cs.len().div_ceil(threads)).map(|part| s.spawn(move || count(part))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+            })
+        };
+        let mut counter = parts.pop().unwrap_or_else(|| DocCounter::new(cs.len()));
+        for part in parts {
+            counter.merge(part);
         }
-        let counts = table.into_iter().map(AtomicU32::into_inner).collect();
-        DocFreq { counts, mask, texts: cs.len() }
+        counter.finish()
+    }
+
+    /// The fewest texts any word two object texts share appears in (`u32::MAX` when they
+    /// share none).
+    pub fn rarest_shared(&self, a: &str, b: &str) -> u32 {
+        let keys = |s: &str| {
+            let mut v: Vec<u64> = Vec::with_capacity(32);
+            for_each_word_hash(s, |h| v.push(h >> 24));
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (x, y) = (keys(a), keys(b));
+        x.iter().filter(|k| y.binary_search(k).is_ok()).map(|&k| self.df_of_key(k)).min().unwrap_or(u32::MAX)
     }
 
     /// The texts a word appears in, from the low 40 bits of a join key (`hash >> 24`).

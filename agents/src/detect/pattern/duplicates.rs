@@ -44,11 +44,11 @@ use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
 use crate::detect::common::{FxBuild, contract_ref, iso, round4};
 use crate::detect::finding::{Finding, pattern, point};
-use crate::detect::pattern::doc_freq::DocFreq;
+use crate::detect::pattern::doc_freq::DocCounter;
 use crate::detect::pattern::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use crate::detect::pattern::simjoin::{similarity, word_set};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
-use crate::detect::shared::Shared;
+use crate::detect::shared::{Shared, par_each};
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::contract::Contract;
 use crate::model::dataset::Dataset;
@@ -72,6 +72,10 @@ pub const MAX_DAYS: i64 = 60;
 const MAX_PATTERNS: usize = 20;
 /// Datasets at least this large split the suppliers over threads.
 const PARALLEL_FROM: usize = 20_000;
+
+/// The pairs a shard found in its supplier runs (each run by its index), waiting for the
+/// dataset's word frequencies.
+type RunPairs = Vec<(usize, Vec<Pair>)>;
 
 /// The duplicate contracts detector.
 #[derive(Debug, Clone, Copy, Default)]
@@ -138,27 +142,67 @@ impl Detector for DuplicateContracts {
         runs.sort_by_key(|r| (r.len(), r[0]));
         let shards = if cs.len() >= PARALLEL_FROM { crate::detect::common::cores().clamp(1, 8) } else { 1 };
         let threshold = SIMILARITY.at(p.sensitivity);
-        let df = DocFreq::build(ds);
-        let shard = |k: usize| -> Result<Vec<Anomaly>, AnalysisError> {
+        // The dataset's word frequencies are counted as the suppliers' objects are tokenised
+        // for the join (each text read once); the pairs wait for them to be complete before
+        // their shared words are weighed.
+        let shard = |k: usize| -> Result<(RunPairs, DocCounter), AnalysisError> {
+            let mut counter = DocCounter::new(cs.len());
             let mut out = Vec::new();
             let mut done = 0usize;
             let mut scratch = Scratch::default();
-            for run in runs.iter().skip(k).step_by(shards) {
+            for (r, run) in runs.iter().enumerate().skip(k).step_by(shards) {
                 done += run.len();
                 if done >= 2048 {
                     cancel.check()?;
                     done = 0;
                 }
-                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, Some(&df), &mut scratch);
+                let mut pairs = pairs_in(ds, run, Closeness::ValueOrDate, None, Some(&mut counter), &mut scratch);
+                // What does not depend on the frequencies (their weight is at most 1).
                 pairs.retain(|q| {
                     q.similarity > threshold
-                        && pair_score(q, p.sensitivity) >= p.confidence_threshold
+                        && pair_confidence(q.similarity, q.value_diff, q.days, p.sensitivity) >= p.confidence_threshold
                         && !one_purchase(&cs[q.a], &cs[q.b])
                         && !(tied_to_supplier(&cs[q.a]) && tied_to_supplier(&cs[q.b]))
+                });
+                if !pairs.is_empty() {
+                    out.push((r, pairs));
+                }
+            }
+            Ok((out, counter))
+        };
+        let found = if shards == 1 { vec![shard(0)] } else { par_each((0..shards).collect(), shards, shard) };
+        let (found, mut counters): (Vec<RunPairs>, Vec<DocCounter>) =
+            found.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
+        let mut counter = counters.pop().unwrap_or_else(|| DocCounter::new(cs.len()));
+        for other in counters {
+            counter.merge(other);
+        }
+        // The texts no supplier run holds are counted too.
+        let mut in_run = vec![false; cs.len()];
+        for &i in runs.iter().flatten() {
+            in_run[i] = true;
+        }
+        let mut seen = Vec::new();
+        for i in (0..cs.len()).filter(|&i| !in_run[i]) {
+            counter.add_text(&cs[i].object, &mut seen);
+        }
+        drop(in_run);
+        let df = counter.finish();
+        let groups = |found: RunPairs| {
+            let mut out = Vec::new();
+            for (r, mut pairs) in found {
+                pairs.retain_mut(|q| {
+                    let (a, b) = (&cs[q.a].object, &cs[q.b].object);
+                    if df.name_different_things(a, b, SPECIFIC) {
+                        return false;
+                    }
+                    q.specificity = df.specificity(df.rarest_shared(a, b));
+                    pair_score(q, p.sensitivity) >= p.confidence_threshold
                 });
                 if pairs.is_empty() {
                     continue;
                 }
+                let run = &runs[r];
                 for group in components(run, &pairs) {
                     let a = anomaly(ds, &group, &pairs, run.len(), p);
                     if a.confidence >= p.confidence_threshold {
@@ -166,27 +210,9 @@ impl Detector for DuplicateContracts {
                     }
                 }
             }
-            Ok(out)
+            out
         };
-        let mut out = Vec::new();
-        if shards == 1 {
-            out = shard(0)?;
-        } else {
-            let results: Vec<Result<Vec<Anomaly>, AnalysisError>> = std::thread::scope(|s| {
-                let shard = &shard;
-                let handles: Vec<_> = (0..shards).map(|k| s.spawn(move || shard(k))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(AnalysisError::InvalidInput("duplicate search panicked".into())))
-                    })
-                    .collect()
-            });
-            for r in results {
-                out.extend(r?);
-            }
-        }
+        let mut out: Vec<Anomaly> = par_each(found, shards, groups).into_iter().flatten().collect();
         out.extend(crate::detect::pattern::duplicates_cross::cross_supplier(sh, &df, p, cancel)?);
         out.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(out)

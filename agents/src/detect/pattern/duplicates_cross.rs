@@ -21,12 +21,12 @@
 //! join runs inside each block of at least two suppliers: linear in the contracts plus the
 //! joins of small blocks.
 
-use std::collections::HashMap;
+use std::hash::Hasher;
 
 use serde_json::json;
 
 use crate::cancel::{AnalysisError, CancelFlag};
-use crate::detect::common::{FxBuild, contract_ref, iso, round4, supplier_ref};
+use crate::detect::common::{contract_ref, iso, round4, supplier_ref};
 use crate::detect::finding::{Finding, point};
 use crate::detect::pattern::doc_freq::DocFreq;
 use crate::detect::pattern::duplicates::{
@@ -34,7 +34,7 @@ use crate::detect::pattern::duplicates::{
 };
 use crate::detect::pattern::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::detect::sensitivity::tidy;
-use crate::detect::shared::{NONE, Shared, bucket};
+use crate::detect::shared::{Shared, par_ranges, threads_for};
 use crate::model::amendment::AmendmentKind;
 use crate::model::anomaly::{Anomaly, AnomalyType, Severity};
 use crate::model::cnpj::{DocumentKind, document_kind};
@@ -56,40 +56,9 @@ pub fn cross_supplier(
 ) -> Result<Vec<Anomaly>, AnalysisError> {
     let ds = sh.dataset();
     let cs = &ds.contracts;
-    // Each contract's block as a dense id (no list per block: most blocks hold one contract),
-    // then the blocks' members gathered by a counting sort, in dataset order.
-    let mut block_ids: HashMap<(&str, &str), u32, FxBuild> =
-        HashMap::with_capacity_and_hasher(cs.len() / 2, FxBuild::default());
-    let block_of: Vec<u32> = cs
-        .iter()
-        .map(|c| {
-            let (value, dated) = (c.value(), c.signed_on.is_some());
-            // Individuals hired in one process at one price are a call for several people
-            // (consultants, instructors, credenciamento), not the same purchase made twice.
-            let individual = matches!(
-                document_kind(&c.supplier.document),
-                DocumentKind::Cpf | DocumentKind::MaskedCpf | DocumentKind::InvalidCpf
-            );
-            if !c.process_number.is_empty() && dated && value.is_finite() && value > 0.0 && !individual {
-                let next = block_ids.len() as u32;
-                *block_ids.entry((c.organ.code.as_str(), c.process_number.as_str())).or_insert(next)
-            } else {
-                NONE
-            }
-        })
-        .collect();
-    let blocks = block_ids.len();
-    drop(block_ids);
-    let (order, start) = bucket(&block_of, blocks);
-    drop(block_of);
-    let mut runs: Vec<Vec<usize>> = start
-        .windows(2)
-        .map(|w| &order[w[0] as usize..w[1] as usize])
-        .filter(|run| {
-            run.len() >= 2
-                && run.iter().any(|&i| cs[i as usize].supplier.document != cs[run[0] as usize].supplier.document)
-        })
-        .map(|run| run.iter().map(|&i| i as usize).collect())
+    let mut runs: Vec<Vec<usize>> = blocks(sh)
+        .into_iter()
+        .filter(|run| run.len() >= 2 && run.iter().any(|&i| cs[i].supplier.document != cs[run[0]].supplier.document))
         .collect();
     runs.sort_unstable_by_key(|r| (std::cmp::Reverse(r.len()), r[0]));
     let shards = if cs.len() >= PARALLEL_FROM { crate::detect::common::cores().clamp(1, 8) } else { 1 };
@@ -120,6 +89,55 @@ pub fn cross_supplier(
     Ok(out)
 }
 
+/// The contracts of each (organ, purchase process) block of at least two, each block in dataset
+/// order: contracts with a process number, a signing date and a positive value, not made with
+/// an individual (individuals hired in one process at one price are a call for several
+/// people: consultants, instructors, credenciamento). Each contract's key is hashed on several
+/// threads, then the keys are sorted; equal hashes are checked against the texts, so a
+/// collision never joins two blocks.
+fn blocks(sh: &Shared<'_>) -> Vec<Vec<usize>> {
+    let cs = &sh.dataset().contracts;
+    let organs = sh.organs();
+    let eligible = |c: &Contract| {
+        let value = c.value();
+        let individual = matches!(
+            document_kind(&c.supplier.document),
+            DocumentKind::Cpf | DocumentKind::MaskedCpf | DocumentKind::InvalidCpf
+        );
+        !c.process_number.is_empty() && c.signed_on.is_some() && value.is_finite() && value > 0.0 && !individual
+    };
+    let mut keyed: Vec<(u64, u32)> = par_ranges(cs.len(), threads_for(cs.len()), |from, to| {
+        (from..to)
+            .filter(|&i| eligible(&cs[i]))
+            .map(|i| {
+                let mut h = rustc_hash::FxHasher::default();
+                h.write_u32(organs.ids[i]);
+                h.write(cs[i].process_number.as_bytes());
+                (h.finish(), i as u32)
+            })
+            .collect()
+    });
+    keyed.sort_unstable();
+    let key = |i: u32| (cs[i as usize].organ.code.as_str(), cs[i as usize].process_number.as_str());
+    let mut out = Vec::new();
+    for same in keyed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() >= 2) {
+        let mut members: Vec<u32> = same.iter().map(|k| k.1).collect();
+        if members.iter().all(|&i| key(i) == key(members[0])) {
+            out.push(members.into_iter().map(|i| i as usize).collect());
+            continue;
+        }
+        // A hash collision: the blocks by their texts.
+        members.sort_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+        out.extend(
+            members
+                .chunk_by(|&a, &b| key(a) == key(b))
+                .filter(|g| g.len() >= 2)
+                .map(|g| g.iter().map(|&i| i as usize).collect()),
+        );
+    }
+    out
+}
+
 /// The cross-supplier duplicate groups among the contracts of one purchase process.
 fn process_duplicates(
     ds: &Dataset,
@@ -129,7 +147,7 @@ fn process_duplicates(
     scratch: &mut Scratch,
 ) -> Vec<Anomaly> {
     let threshold = SIMILARITY.at(p.sensitivity);
-    let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), scratch);
+    let mut pairs = pairs_in(ds, run, Closeness::OtherSupplier, Some(df), None, scratch);
     pairs.retain(|q| {
         q.similarity > threshold
             && pair_score(q, p.sensitivity) >= p.confidence_threshold

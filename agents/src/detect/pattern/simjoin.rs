@@ -9,7 +9,7 @@ use chrono::Datelike;
 
 use crate::detect::common::FxBuild;
 use crate::detect::object_signature::is_uninformative;
-use crate::detect::pattern::doc_freq::DocFreq;
+use crate::detect::pattern::doc_freq::{DocCounter, DocFreq};
 use crate::detect::pattern::duplicates::{MAX_DAYS, SPECIFIC, THRESHOLD, VALUE_TOLERANCE};
 use crate::model::dataset::Dataset;
 use crate::text::for_each_word_hash;
@@ -82,6 +82,8 @@ pub struct Scratch {
     /// Word hashes of every object, back to back, and where each object ends.
     raw: Vec<u64>,
     raw_end: Vec<usize>,
+    /// Scratch for counting one text's distinct words.
+    seen: Vec<u64>,
     /// Each object's word set as keys `(frequency << 40) | (hash >> 24)`, sorted (rarest
     /// first), back to back.
     flat: Vec<u64>,
@@ -97,15 +99,15 @@ pub fn min_overlap(a: usize, b: usize) -> usize {
 /// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
 /// ordered by (frequency within the run, hash) and deduplicated. Linear in the number of
 /// words, plus a sort of each object's few dozen words.
-fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
-    let Scratch { counts, raw, raw_end, flat, bounds, .. } = scratch;
+fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut DocCounter>, scratch: &mut Scratch) {
+    let Scratch { counts, raw, raw_end, flat, bounds, seen, .. } = scratch;
     raw.clear();
     raw_end.clear();
     flat.clear();
     bounds.clear();
     // The run's contracts are scattered over the dataset: gather their texts first and touch
     // each one (independent loads the processor overlaps) before the long tokenising loop.
-    let objects: Vec<&str> = run.iter().map(|&i| object_text(&ds.contracts[i].object)).collect();
+    let objects: Vec<&str> = run.iter().map(|&i| ds.contracts[i].object.as_str()).collect();
     let touched = objects.iter().fold(0u8, |acc, o| acc ^ o.as_bytes().first().copied().unwrap_or(0));
     std::hint::black_box(touched);
     if run.len() >= TWO_PASS_FROM {
@@ -116,18 +118,28 @@ fn word_sets(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
             counts.resize(COUNTS_MAX, 0);
         }
         for object in &objects {
-            for_each_word_hash(object, |h| counts[h as usize & mask] += 1);
+            if let Some(counter) = counter.as_deref_mut() {
+                counter.add_text(object, seen);
+            }
+            for_each_word_hash(object_text(object), |h| counts[h as usize & mask] += 1);
         }
         for object in &objects {
             let first = flat.len();
-            for_each_word_hash(object, |h| flat.push(key(counts, mask, h)));
+            for_each_word_hash(object_text(object), |h| flat.push(key(counts, mask, h)));
             close_set(flat, bounds, first);
         }
         counts[..COUNTS_MAX].fill(0);
         return;
     }
     for object in objects {
+        let from = raw.len();
         for_each_word_hash(object, |h| raw.push(h));
+        if let Some(counter) = counter.as_deref_mut() {
+            counter.add(&raw[from..], seen);
+        }
+        if object_text(object).is_empty() {
+            raw.truncate(from);
+        }
         raw_end.push(raw.len());
     }
     // Frequencies only order the words (collisions merge counts, which keeps the order total),
@@ -203,22 +215,24 @@ pub enum Closeness {
 /// `|y| - ceil(2t/(1+t) |y|) + 1` words and probes with its first `|x| - ceil(t |x|) + 1`; two
 /// sets above the threshold must meet there, and the first shared word's positions bound the
 /// overlap, which prunes most candidates before any similarity is computed. Objects with fewer
-/// than [`MIN_WORDS`] content words take no part.
+/// than [`MIN_WORDS`] content words take no part. With a `counter`, every object of the run
+/// (each once) is counted into it as it is tokenised.
 pub fn pairs_in(
     ds: &Dataset,
     run: &[usize],
     closeness: Closeness,
     df: Option<&DocFreq>,
+    counter: Option<&mut DocCounter>,
     scratch: &mut Scratch,
 ) -> Vec<Pair> {
-    word_sets(ds, run, scratch);
+    word_sets(ds, run, counter, scratch);
     let all: Vec<usize> = (0..run.len()).collect();
     join(ds, run, &all, closeness, df, scratch)
 }
 
 /// The word sets of a run's objects, tokenised once, for several [`join`]s over parts of it.
 pub fn index_words(ds: &Dataset, run: &[usize], scratch: &mut Scratch) {
-    word_sets(ds, run, scratch);
+    word_sets(ds, run, None, scratch);
 }
 
 /// [`pairs_in`] over the members `positions` (indices into `run`) of a run whose word sets

@@ -175,6 +175,8 @@ impl ItemBaselines {
     /// Builds the baselines of every catalogue description of a dataset.
     pub fn build(ds: &Dataset) -> ItemBaselines {
         let mut ids: HashMap<String, u32, FxBuild> = HashMap::default();
+        // Per description text as written: its group (`u32::MAX` for an uninformative one).
+        let mut raw: HashMap<&str, u32, FxBuild> = HashMap::default();
         // Per description: (contract, ln unit price), (contract, ln line total), (contract, ln quantity).
         let mut entries: Vec<[Vec<(u32, f64)>; 3]> = Vec::new();
         let mut names: Vec<String> = Vec::new();
@@ -193,21 +195,30 @@ impl ItemBaselines {
             }
             let u = unit_prices(c);
             let groups = c.items.iter().zip(&u).map(|(it, unit)| {
-                if !unit.is_finite() || is_uninformative(&it.description) {
+                if !unit.is_finite() {
                     return u32::MAX;
                 }
-                // Folded into one buffer; a key is allocated only for a new description.
-                fold_into(it.description.trim(), &mut key);
-                let g = match ids.get(key.as_str()) {
-                    Some(&g) => g,
-                    None => {
-                        let g = ids.len() as u32;
-                        ids.insert(key.clone(), g);
-                        entries.push(Default::default());
-                        names.push(it.description.to_string());
-                        g
+                // Each distinct description text is read once (catalogue texts repeat).
+                let g = *raw.entry(it.description.as_str()).or_insert_with(|| {
+                    if is_uninformative(&it.description) {
+                        return u32::MAX;
                     }
-                };
+                    // Folded into one buffer; a key is allocated only for a new description.
+                    fold_into(it.description.trim(), &mut key);
+                    match ids.get(key.as_str()) {
+                        Some(&g) => g,
+                        None => {
+                            let g = ids.len() as u32;
+                            ids.insert(key.clone(), g);
+                            entries.push(Default::default());
+                            names.push(it.description.to_string());
+                            g
+                        }
+                    }
+                });
+                if g == u32::MAX {
+                    return g;
+                }
                 let e = &mut entries[g as usize];
                 e[0].push((i as u32, unit.ln()));
                 e[1].push((i as u32, (unit * it.quantity).ln()));

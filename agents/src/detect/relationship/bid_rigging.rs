@@ -191,7 +191,10 @@ impl Detector for BidRigging {
 /// Keeps the first bidding of each purchase process among a set's biddings (in place, order
 /// kept); biddings without a process number all count.
 fn once_per_process(members: &mut Vec<usize>, biddings: &[Bidding]) {
-    let mut seen = std::collections::HashSet::new();
+    if members.len() < 2 {
+        return;
+    }
+    let mut seen: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
     members.retain(|&k| {
         let process = biddings[k].process_number.as_str();
         process.is_empty() || seen.insert(process)
