@@ -35,10 +35,18 @@ pub fn plan(route: &Route) -> Plan {
     }
     let mut steps = match route.intent {
         Intent::Investigation => investigation_steps(route),
-        Intent::Analysis => vec![
-            step(AgentId::Anita, "spending trends and supplier concentration", vec![]),
-            step(AgentId::Ceuci, "monthly forecasts and deviations", vec![]),
-        ],
+        Intent::Analysis => match route.agent {
+            AgentId::Lampiao => vec![step(AgentId::Lampiao, "regional spending per capita", vec![])],
+            AgentId::Dandara => vec![
+                step(AgentId::Lampiao, "regional spending per capita", vec![]),
+                step(AgentId::Dandara, "equity of spending across regions", vec![]),
+            ],
+            AgentId::OscarNiemeyer => vec![step(AgentId::OscarNiemeyer, "chart- and graph-ready aggregations", vec![])],
+            _ => vec![
+                step(AgentId::Anita, "spending trends and supplier concentration", vec![]),
+                step(AgentId::Ceuci, "monthly forecasts and deviations", vec![]),
+            ],
+        },
         Intent::Report => {
             let mut s = investigation_steps(route);
             let all: Vec<usize> = (0..s.len()).collect();

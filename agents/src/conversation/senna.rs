@@ -95,7 +95,7 @@ impl Senna {
             Intent::OutOfScope
         };
         let asks = asks.filter(|_| intent == Intent::MemoryRecall);
-        let agent = agent_for(intent);
+        let agent = if intent == Intent::Analysis { analyst_for(message) } else { agent_for(intent) };
         let why = Why { lang: language, intent, best, confidence, unsure, follow_up, agent, asked_for: None };
         let reason = why.sentence(&entities);
         Route { intent, confidence, language, entities, agent, reason, follow_up, explicit: false, unsure, asks }
@@ -155,6 +155,55 @@ pub fn asks_for(message: &str) -> Option<Ask> {
         Some(Ask::MostSevere)
     } else {
         None
+    }
+}
+
+/// Which analyst an analysis question is for, by what it asks to see (whole folded words):
+/// inequality between regions (dandara), regions, states and municipalities (lampião), charts,
+/// rankings and networks (oscar_niemeyer), forecasts (ceuci); trends and concentration
+/// otherwise (anita). The intent itself is the classifier's; this only picks among analysts.
+pub fn analyst_for(message: &str) -> AgentId {
+    let w = words(message);
+    let has = |set: &[&str]| w.iter().any(|x| set.contains(&x.as_str()));
+    if has(&["desigualdade", "desigualdades", "equidade", "desigual", "inequality", "equity", "gini", "theil"]) {
+        AgentId::Dandara
+    } else if has(&[
+        "regional",
+        "regionais",
+        "regiao",
+        "regioes",
+        "estado",
+        "estados",
+        "uf",
+        "ufs",
+        "municipio",
+        "municipios",
+        "capita",
+        "region",
+        "regions",
+        "state",
+        "states",
+        "municipality",
+        "municipalities",
+    ]) {
+        AgentId::Lampiao
+    } else if has(&[
+        "grafico",
+        "graficos",
+        "chart",
+        "charts",
+        "graph",
+        "visualizacao",
+        "visualization",
+        "rede",
+        "network",
+        "ranking",
+    ]) {
+        AgentId::OscarNiemeyer
+    } else if has(&["previsao", "previsoes", "prever", "projecao", "forecast", "forecasts", "predict", "prediction"]) {
+        AgentId::Ceuci
+    } else {
+        AgentId::Anita
     }
 }
 

@@ -251,3 +251,20 @@ fn carried_entities_become_a_query_the_investigation_reads_back_exactly() {
     assert_eq!(r.entities.query_intent().min_value, Some(1_500_000.0));
     assert_eq!(senna().route(&q, None).entities, r.entities, "{q}");
 }
+
+#[test]
+fn an_analysis_question_goes_to_the_analyst_of_what_it_asks_to_see() {
+    use super::senna::analyst_for;
+    assert_eq!(analyst_for("qual a distribuição regional dos convênios por estado em 2024?"), AgentId::Lampiao);
+    assert_eq!(analyst_for("gasto per capita nos municípios do Nordeste"), AgentId::Lampiao);
+    assert_eq!(analyst_for("há desigualdade entre as regiões nos repasses?"), AgentId::Dandara);
+    assert_eq!(analyst_for("mostre um gráfico dos gastos por fornecedor do MEC"), AgentId::OscarNiemeyer);
+    assert_eq!(analyst_for("forecast of the health ministry's spending"), AgentId::Ceuci);
+    assert_eq!(analyst_for("qual a tendência de gastos do MEC?"), AgentId::Anita);
+    // Whole words only: "estadual" and "grafica" are not "estado" and "grafico".
+    assert_eq!(analyst_for("contratos com a gráfica estadual"), AgentId::Anita);
+    let route = senna().route("qual a distribuição regional dos convênios por estado em 2024?", None);
+    assert_eq!((route.intent, route.agent), (Intent::Analysis, AgentId::Lampiao));
+    let agents: Vec<AgentId> = abaporu::plan(&route).steps.iter().map(|s| s.agent).collect();
+    assert_eq!(agents, [AgentId::Lampiao, AgentId::Drummond]);
+}
