@@ -126,6 +126,7 @@ impl App {
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),
                 durability: Arc::new(Durability::new(core.store.clone())),
+                compression: Arc::default(),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),

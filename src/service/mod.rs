@@ -7,6 +7,7 @@ pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod compression;
 pub mod durability;
 pub mod health;
 pub mod investigations;
@@ -54,4 +55,6 @@ pub struct Services {
     pub rate_limits: Arc<RateLimits>,
     /// Durable acknowledgements.
     pub durability: Arc<Durability>,
+    /// Response compression figures and codec tests.
+    pub compression: Arc<compression::CompressionService>,
 }

