@@ -3,6 +3,7 @@
 
 mod admin;
 mod admin_compression;
+mod admin_database;
 mod agents;
 mod audit;
 mod auth;
@@ -75,6 +76,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(auth::router())
         .merge(admin::router())
         .merge(admin_compression::router())
+        .merge(admin_database::router())
         .merge(agents::router())
         .merge(chat::router())
         .merge(reports::router())

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod auth;
 pub mod chat;
 pub mod compression;
+pub mod database;
 pub mod durability;
 pub mod health;
 pub mod investigations;
@@ -57,4 +58,6 @@ pub struct Services {
     pub durability: Arc<Durability>,
     /// Response compression figures and codec tests.
     pub compression: Arc<compression::CompressionService>,
+    /// The store seen as a database.
+    pub database: Arc<database::DatabaseService>,
 }

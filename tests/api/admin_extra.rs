@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::auth::en_error;
 use crate::helpers::{TestApp, spawn_secure_app};
 
 const COMP: &str = "/api/v1/admin/compression";
+const DB: &str = "/api/v1/admin/database";
 
 /// Fetches `path` asking for `encoding`, reading the whole body as sent; its encoding.
 async fn fetch_encoded(app: &TestApp, path: &str, encoding: &str) -> (Option<String>, usize) {
@@ -108,9 +109,70 @@ async fn the_codec_test_runs_every_level_in_range_and_refuses_the_rest() {
 async fn the_extra_admin_routes_need_the_admin_role() {
     let app = spawn_secure_app().await;
     let user = app.user("analyst").await;
-    for path in ["/compression/metrics", "/compression/algorithms", "/compression/test?algorithm=gzip&level=1"] {
+    let paths = [
+        "/compression/metrics",
+        "/compression/test?algorithm=gzip&level=1",
+        "/database/database-stats",
+        "/database/missing-indexes",
+    ];
+    for path in paths {
         let r = app.get_as(&format!("/api/v1/admin{path}"), &user.token).await;
         assert_eq!(r.status(), 403, "{path}");
         assert_eq!(app.get(&format!("/api/v1/admin{path}")).await.status(), 401, "{path}");
     }
+}
+
+#[tokio::test]
+async fn the_database_routes_report_the_stores_trees_timings_and_filtered_scans() {
+    let app = spawn_secure_app().await;
+    let t = app.admin_token().await;
+    let body = json!({"query": "contratos", "data_source": "portal_transparencia"});
+    let r = app.post_as("/api/v1/investigations/start", &t, &body).await;
+    let id = r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string();
+    app.wait_done(&id).await;
+    let analyst = app.user("analyst").await;
+    for _ in 0..2 {
+        assert_eq!(app.get_as("/api/v1/investigations?status=completed", &analyst.token).await.status(), 200);
+    }
+    let s: Value = app.get_as(&format!("{DB}/database-stats"), &t).await.json().await.unwrap();
+    let tables = s["tables"].as_array().unwrap();
+    let rows = |name: &str| tables.iter().find(|x| x["name"] == name).map(|x| x["rows"].as_u64().unwrap());
+    assert_eq!(rows("investigations"), Some(1), "{s}");
+    assert!(rows("users").unwrap() >= 2 && rows("investigation_events").unwrap() > 1);
+    assert_eq!(s["total_tables"].as_u64().unwrap() as usize, tables.len());
+    assert_eq!(s["total_rows"].as_u64().unwrap(), tables.iter().map(|x| x["rows"].as_u64().unwrap()).sum::<u64>());
+    assert!(s["flushes"].as_u64().unwrap() > 0 && s["transactions_per_second"].as_f64().unwrap() > 0.0, "{s}");
+    assert!(s["cache_hit_ratio"].is_null() && s["cache_capacity_mb"].as_f64().unwrap() > 0.0);
+    let q: Value = app.get_as(&format!("{DB}/analyze-slow-queries"), &t).await.json().await.unwrap();
+    let ops = q["slow_queries"].as_array().unwrap();
+    let list = ops.iter().find(|o| o["query"] == "investigations.list").expect("the list scan was timed");
+    assert!(list["call_count"].as_u64() >= Some(2), "{list}");
+    assert!(ops.iter().any(|o| o["query"] == "investigation_events.append" && o["call_count"].as_u64() > Some(1)));
+    let none: Value =
+        app.get_as(&format!("{DB}/analyze-slow-queries?threshold_ms=100000"), &t).await.json().await.unwrap();
+    assert_eq!(none["total_slow_queries"], 0);
+    let bad = app.get_as(&format!("{DB}/analyze-slow-queries?threshold_ms=-1"), &t).await;
+    assert_eq!(en_error(bad, 400, "VALIDATION_ERROR").await["field"], "threshold_ms");
+    let m: Value = app.get_as(&format!("{DB}/missing-indexes"), &t).await.json().await.unwrap();
+    let ix = &m["missing_indexes"][0];
+    assert_eq!((ix["table"].as_str(), ix["affected_queries"].as_u64()), (Some("investigations"), Some(2)), "{m}");
+    assert_eq!(ix["columns"], json!(["user_id", "status"]));
+    assert_eq!(
+        (ix["rows_scanned"].as_u64(), ix["rows_matched"].as_u64(), ix["estimated_impact"].as_f64()),
+        (Some(2), Some(0), Some(1.0))
+    );
+    let c: Value = app
+        .post_as(
+            &format!("{DB}/create-indexes"),
+            &t,
+            &json!({"indexes": [{"table": "investigations", "columns": ["status"], "name": "ix"}]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!((c["created_indexes"].as_u64(), c["failed_indexes"].as_u64()), (Some(0), Some(1)));
+    assert!(c["details"][0]["status"].as_str().unwrap().contains("no secondary indexes"));
+    let o: Value = app.post_as(&format!("{DB}/optimize-statistics"), &t, &json!({})).await.json().await.unwrap();
+    assert_eq!((o["success"].as_bool(), o["tables_optimized"].as_u64()), (Some(true), s["total_tables"].as_u64()));
 }
