@@ -20,6 +20,7 @@ use crate::runtime::{
 };
 use crate::service::chat::ChatService;
 use crate::service::database::DatabaseService;
+use crate::service::pools::PoolsService;
 use crate::service::reports::ReportService;
 use crate::service::retention::Retention;
 use crate::service::{
@@ -129,6 +130,7 @@ impl App {
                 durability: Arc::new(Durability::new(core.store.clone())),
                 compression: Arc::default(),
                 database: Arc::new(DatabaseService::new(core.store.clone())),
+                pools: Arc::new(PoolsService::new(core.store.clone(), core.provider.clone(), config.upstream.clone())),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),

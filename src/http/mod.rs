@@ -4,6 +4,7 @@
 mod admin;
 mod admin_compression;
 mod admin_database;
+mod admin_pools;
 mod agents;
 mod audit;
 mod auth;
@@ -77,6 +78,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(admin::router())
         .merge(admin_compression::router())
         .merge(admin_database::router())
+        .merge(admin_pools::router())
         .merge(agents::router())
         .merge(chat::router())
         .merge(reports::router())

@@ -13,6 +13,7 @@ pub mod durability;
 pub mod health;
 pub mod investigations;
 pub mod orchestration;
+pub mod pools;
 pub mod reports;
 pub mod retention;
 pub mod whitelist;
@@ -60,4 +61,6 @@ pub struct Services {
     pub compression: Arc<compression::CompressionService>,
     /// The store seen as a database.
     pub database: Arc<database::DatabaseService>,
+    /// Connection pools.
+    pub pools: Arc<pools::PoolsService>,
 }

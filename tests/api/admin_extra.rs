@@ -7,10 +7,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::auth::en_error;
-use crate::helpers::{TestApp, spawn_secure_app};
+use crate::helpers::{TestApp, spawn_secure_app, spawn_secure_app_with};
+use crate::upstream::{KEY, fake_upstream};
 
 const COMP: &str = "/api/v1/admin/compression";
 const DB: &str = "/api/v1/admin/database";
+const POOLS: &str = "/api/v1/admin/connection-pools";
 
 /// Fetches `path` asking for `encoding`, reading the whole body as sent; its encoding.
 async fn fetch_encoded(app: &TestApp, path: &str, encoding: &str) -> (Option<String>, usize) {
@@ -175,4 +177,65 @@ async fn the_database_routes_report_the_stores_trees_timings_and_filtered_scans(
     assert!(c["details"][0]["status"].as_str().unwrap().contains("no secondary indexes"));
     let o: Value = app.post_as(&format!("{DB}/optimize-statistics"), &t, &json!({})).await.json().await.unwrap();
     assert_eq!((o["success"].as_bool(), o["tables_optimized"].as_u64()), (Some(true), s["total_tables"].as_u64()));
+}
+
+#[tokio::test]
+async fn connection_pools_count_the_upstream_clients_requests_and_report_absent_pools() {
+    let (url, _fake) = fake_upstream(false).await;
+    let app = spawn_secure_app_with(|c| {
+        c.upstream.api_url = url;
+        c.upstream.api_key = Some(KEY.to_string().into());
+        c.upstream.max_pages = 3;
+    })
+    .await;
+    let t = app.admin_token().await;
+    let body = json!({"query": "contratos do Ministério da Saúde em 2024", "data_source": "portal_transparencia"});
+    let r = app.post_as("/api/v1/investigations/start", &t, &body).await;
+    let id = r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string();
+    app.wait_done(&id).await;
+    let mut s = Value::Null;
+    for _ in 0..100 {
+        s = app.get_as(&format!("{POOLS}/stats"), &t).await.json().await.unwrap();
+        if s["upstream_http"]["active"] == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let up = &s["upstream_http"];
+    assert_eq!(
+        (up["present"].as_bool(), up["active"].as_u64(), up["failures"].as_u64()),
+        (Some(true), Some(0), Some(0)),
+        "{s}"
+    );
+    assert!(up["total"].as_u64().unwrap() >= 1 && up["avg_request_time_ms"].as_f64().unwrap() > 0.0, "{s}");
+    assert_eq!((s["redis"]["present"].as_bool(), s["database"]["pooled"].as_bool()), (Some(false), Some(false)));
+    let h: Value = app.get_as(&format!("{POOLS}/health"), &t).await.json().await.unwrap();
+    assert_eq!(h["healthy"], true, "{h}");
+    assert_eq!(
+        (h["pools"]["upstream_http"]["status"].as_str(), h["pools"]["redis"]["status"].as_str()),
+        (Some("healthy"), Some("absent"))
+    );
+    assert!(h["pools"]["database"]["response_time_ms"].as_f64().unwrap() >= 0.0);
+    let c: Value = app.get_as(&format!("{POOLS}/config"), &t).await.json().await.unwrap();
+    assert_eq!((c["upstream_http"]["timeout"].as_f64(), c["redis"]["present"].as_bool()), (Some(30.0), Some(false)));
+    for path in ["optimize", "recommendations"] {
+        let v: Value = app.get_as(&format!("{POOLS}/{path}"), &t).await.json().await.unwrap();
+        assert!(v["recommendations"].as_array().unwrap().is_empty(), "no waits, no failures: {v}");
+    }
+    let r: Value = app.post_as(&format!("{POOLS}/reset-stats"), &t, &json!({})).await.json().await.unwrap();
+    assert_eq!(r["success"], true);
+    let s: Value = app.get_as(&format!("{POOLS}/stats"), &t).await.json().await.unwrap();
+    assert_eq!(s["upstream_http"]["total"], 0);
+}
+
+#[tokio::test]
+async fn in_demo_mode_the_upstream_pool_is_reported_absent() {
+    let app = spawn_secure_app().await;
+    let t = app.admin_token().await;
+    let s: Value = app.get_as(&format!("{POOLS}/stats"), &t).await.json().await.unwrap();
+    assert_eq!((s["upstream_http"]["present"].as_bool(), s["upstream_http"]["total"].is_null()), (Some(false), true));
+    let h: Value = app.get_as(&format!("{POOLS}/health"), &t).await.json().await.unwrap();
+    assert_eq!((h["healthy"].as_bool(), h["pools"]["upstream_http"]["status"].as_str()), (Some(true), Some("absent")));
+    let r: Value = app.post_as(&format!("{POOLS}/reset-stats"), &t, &json!({})).await.json().await.unwrap();
+    assert_eq!(r["success"], false);
 }
