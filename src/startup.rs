@@ -19,6 +19,8 @@ use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
 use crate::service::chat::ChatService;
+use crate::service::database::DatabaseService;
+use crate::service::pools::PoolsService;
 use crate::service::reports::ReportService;
 use crate::service::retention::Retention;
 use crate::service::{
@@ -126,6 +128,9 @@ impl App {
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),
                 durability: Arc::new(Durability::new(core.store.clone())),
+                compression: Arc::default(),
+                database: Arc::new(DatabaseService::new(core.store.clone())),
+                pools: Arc::new(PoolsService::new(core.store.clone(), core.provider.clone(), config.upstream.clone())),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),

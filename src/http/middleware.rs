@@ -127,5 +127,5 @@ pub fn security_headers() -> impl Iterator<Item = SetResponseHeaderLayer<HeaderV
 pub fn compression() -> CompressionLayer<impl Predicate> {
     let predicate =
         SizeAbove::new(1024).and(NotForContentType::SSE).and(NotForContentType::IMAGES).and(NotForContentType::GRPC);
-    CompressionLayer::new().gzip(true).compress_when(predicate)
+    CompressionLayer::new().gzip(true).br(true).deflate(true).compress_when(predicate)
 }

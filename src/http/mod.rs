@@ -2,6 +2,9 @@
 //! result; they never name the actor system or the store.
 
 mod admin;
+mod admin_compression;
+mod admin_database;
+mod admin_pools;
 mod agents;
 mod audit;
 mod auth;
@@ -9,6 +12,7 @@ pub mod auth_extract;
 mod auth_layer;
 mod chat;
 mod chat_ws;
+mod compression_meter;
 pub mod error;
 pub mod extract;
 mod health;
@@ -72,6 +76,9 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(investigations::router())
         .merge(auth::router())
         .merge(admin::router())
+        .merge(admin_compression::router())
+        .merge(admin_database::router())
+        .merge(admin_pools::router())
         .merge(agents::router())
         .merge(chat::router())
         .merge(reports::router())
@@ -87,7 +94,12 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
     for header in middleware::security_headers() {
         router = router.layer(header);
     }
-    let router = router.layer(middleware::compression()).with_state(state);
+    let meter = state.services.compression.meter();
+    let router = router
+        .layer(axum::middleware::from_fn(compression_meter::inner))
+        .layer(middleware::compression())
+        .layer(axum::middleware::from_fn_with_state(meter, compression_meter::outer))
+        .with_state(state);
     NormalizePathLayer::trim_trailing_slash().layer(router)
 }
 

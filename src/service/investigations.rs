@@ -235,10 +235,9 @@ impl InvestigationService {
             Some(p) => p.is_admin() || p.user_id.0 == i.user_id,
             None => i.user_id.is_nil(),
         };
-        Ok(self
-            .store
-            .list()
-            .map_err(Error::internal)?
+        let all = self.store.list().map_err(Error::internal)?;
+        let scanned = all.len() as u64;
+        let kept: Vec<Investigation> = all
             .into_iter()
             .filter(|i| visible(i))
             .filter(|i| q.status.is_none_or(|s| i.status == s))
@@ -246,7 +245,18 @@ impl InvestigationService {
             .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
             .filter(|i| q.date_to.is_none_or(|d| i.created_at.date_naive() <= d))
             .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found() >= m))
-            .collect())
+            .collect();
+        // Which columns filtered the scan: what an index would serve (admin database routes).
+        let columns = [
+            ("user_id", !viewer.is_some_and(Principal::is_admin)),
+            ("status", q.status.is_some()),
+            ("data_source", q.data_source.is_some()),
+            ("created_at", q.date_from.is_some() || q.date_to.is_some()),
+            ("anomalies_found", q.min_anomalies.is_some()),
+        ];
+        let used = columns.iter().filter(|c| c.1).map(|c| c.0).collect();
+        self.store.op_stats().filtered("investigations", used, scanned, kept.len() as u64);
+        Ok(kept)
     }
 
     /// The cursor form of the list: the filters of `q` (its sort and page are not used), items

@@ -7,10 +7,13 @@ pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod compression;
+pub mod database;
 pub mod durability;
 pub mod health;
 pub mod investigations;
 pub mod orchestration;
+pub mod pools;
 pub mod reports;
 pub mod retention;
 pub mod whitelist;
@@ -54,4 +57,10 @@ pub struct Services {
     pub rate_limits: Arc<RateLimits>,
     /// Durable acknowledgements.
     pub durability: Arc<Durability>,
+    /// Response compression figures and codec tests.
+    pub compression: Arc<compression::CompressionService>,
+    /// The store seen as a database.
+    pub database: Arc<database::DatabaseService>,
+    /// Connection pools.
+    pub pools: Arc<pools::PoolsService>,
 }

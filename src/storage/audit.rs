@@ -20,8 +20,11 @@ impl Store {
 
     /// Audit records newest first, skipping `offset`, at most `limit`; with the total count.
     pub fn audit_page(&self, offset: usize, limit: usize) -> Result<(Vec<AuditEntry>, usize), StorageError> {
-        let items: Result<Vec<AuditEntry>, StorageError> =
-            self.audit.iter().rev().skip(offset).take(limit).map(|kv| decode(&kv?.1)).collect();
+        let items: Result<Vec<AuditEntry>, StorageError> = self.stats.time(
+            "audit_log.page",
+            || self.audit.iter().rev().skip(offset).take(limit).map(|kv| decode(&kv?.1)).collect(),
+            |_| (offset + limit) as u64,
+        );
         Ok((items?, self.audit_count()?))
     }
 
@@ -49,7 +52,11 @@ impl Store {
 
     /// Every whitelist entry, by id.
     pub fn whitelist(&self) -> Result<Vec<WhitelistEntry>, StorageError> {
-        let mut entries: Vec<WhitelistEntry> = scan(&self.whitelist, b"")?;
+        let mut entries: Vec<WhitelistEntry> = self.stats.time(
+            "ip_whitelist.scan",
+            || scan(&self.whitelist, b""),
+            |r| r.as_ref().map_or(0, |v| v.len() as u64),
+        )?;
         entries.sort_by_key(|e| e.id);
         Ok(entries)
     }

@@ -23,30 +23,50 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
 
 impl InvestigationStore for Store {
     fn save(&self, inv: &Investigation) -> Result<(), PortError> {
-        self.investigations.insert(inv.id.0.as_bytes(), encode(inv)?).map_err(StorageError::from)?;
+        self.stats.wrote();
+        self.stats.time(
+            "investigations.save",
+            || self.investigations.insert(inv.id.0.as_bytes(), encode(inv)?).map_err(StorageError::from),
+            |_| 1,
+        )?;
         Ok(())
     }
 
     fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError> {
-        match self.investigations.get(id.0.as_bytes()).map_err(StorageError::from)? {
-            Some(bytes) => Ok(Some(decode(&bytes)?)),
-            None => Ok(None),
-        }
+        let found = self.stats.time(
+            "investigations.get",
+            || self.investigations.get(id.0.as_bytes()).map_err(StorageError::from),
+            |r| r.as_ref().map_or(0, |v| u64::from(v.is_some())),
+        )?;
+        Ok(found.map(|bytes| decode(&bytes)).transpose()?)
     }
 
     fn list(&self) -> Result<Vec<Investigation>, PortError> {
-        self.investigations.iter().values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect()
+        self.stats.time(
+            "investigations.list",
+            || self.investigations.iter().values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect(),
+            |r: &Result<Vec<Investigation>, PortError>| r.as_ref().map_or(0, |v| v.len() as u64),
+        )
     }
 
     fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError> {
-        self.events.insert(event_key(id, event.seq), encode(event)?).map_err(StorageError::from)?;
+        self.stats.wrote();
+        self.stats.time(
+            "investigation_events.append",
+            || self.events.insert(event_key(id, event.seq), encode(event)?).map_err(StorageError::from),
+            |_| 1,
+        )?;
         Ok(())
     }
 
     fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError> {
         let start = event_key(id, after.saturating_add(1));
         let end = event_key(id, u64::MAX);
-        self.events.range(start..=end).values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect()
+        self.stats.time(
+            "investigation_events.range",
+            || self.events.range(start..=end).values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect(),
+            |r: &Result<Vec<InvestigationEvent>, PortError>| r.as_ref().map_or(0, |v| v.len() as u64),
+        )
     }
 
     fn flush(&self) -> BoxFuture<'_, Result<(), PortError>> {

@@ -15,6 +15,7 @@ mod prune;
 mod sessions;
 pub use prune::Pruned;
 mod settings;
+pub mod stats;
 mod users;
 
 use std::path::Path;
@@ -65,6 +66,8 @@ pub struct Store {
     chat_messages: sled::Tree,
     chat_by_owner: sled::Tree,
     flusher: Arc<flusher::Flusher>,
+    stats: Arc<stats::OpStats>,
+    cache_capacity: u64,
 }
 
 impl Store {
@@ -76,15 +79,15 @@ impl Store {
             .cache_capacity(cache_capacity_mb.max(1) * 1024 * 1024)
             .mode(sled::Mode::HighThroughput)
             .open()?;
-        Store::with_db(db)
+        Store::with_db(db, cache_capacity_mb.max(1) * 1024 * 1024)
     }
 
     /// A store that lives in memory and is deleted when dropped (the CLI's one-shot runs).
     pub fn temporary() -> Result<Store, StorageError> {
-        Store::with_db(sled::Config::new().temporary(true).cache_capacity(16 * 1024 * 1024).open()?)
+        Store::with_db(sled::Config::new().temporary(true).cache_capacity(16 * 1024 * 1024).open()?, 16 * 1024 * 1024)
     }
 
-    fn with_db(db: sled::Db) -> Result<Store, StorageError> {
+    fn with_db(db: sled::Db, cache_capacity: u64) -> Result<Store, StorageError> {
         let store = Store {
             investigations: db.open_tree("investigations")?,
             events: db.open_tree("investigation_events")?,
@@ -101,6 +104,8 @@ impl Store {
             chat_messages: db.open_tree("chat_messages")?,
             chat_by_owner: db.open_tree("chat_sessions_by_owner")?,
             flusher: Arc::new(flusher::Flusher::start(db.clone())?),
+            stats: Arc::default(),
+            cache_capacity,
             db,
         };
         store.init_audit_count()?;

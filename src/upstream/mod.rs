@@ -3,6 +3,7 @@
 //! uses the API and falls back to demo data when it fails; demo mode uses demo data only.
 
 mod cache;
+pub mod counters;
 mod transparency;
 
 use std::sync::Arc;
@@ -51,6 +52,11 @@ impl Provider {
     /// Pages and bytes the upstream response cache holds (production mode).
     pub fn cache_size(&self) -> Option<(usize, usize)> {
         self.api.as_ref().map(|api| api.cache_size())
+    }
+
+    /// The upstream HTTP client's counters (production mode; demo mode has no client).
+    pub fn client_counters(&self) -> Option<&counters::ClientCounters> {
+        self.api.as_ref().map(|api| api.counters())
     }
 
     /// Checks the upstream this deployment reads with one real request (production mode):

@@ -52,6 +52,7 @@ pub struct TransparencyClient {
     max_pages: u32,
     ttl: Duration,
     cache: Mutex<ResponseCache>,
+    counters: super::counters::ClientCounters,
 }
 
 impl TransparencyClient {
@@ -80,6 +81,7 @@ impl TransparencyClient {
             max_pages: cfg.max_pages.max(1),
             ttl: Duration::from_secs(cfg.cache_ttl_secs),
             cache: Mutex::new(ResponseCache::default()),
+            counters: Default::default(),
         })
     }
 
@@ -121,8 +123,12 @@ impl TransparencyClient {
         let url = format!("{}{}", self.base, path);
         let mut attempt = 0;
         loop {
+            let waiting = Instant::now();
             self.limiter.until_ready().await;
+            self.counters.waited(waiting.elapsed());
+            let flight = self.counters.started();
             let result = self.http.get(&url).send().await;
+            flight.finish(result.as_ref().is_ok_and(|r| r.status().is_success()));
             let retry_in = match result {
                 Ok(resp) if resp.status().is_success() => {
                     let body = resp.bytes().await.map_err(|e| UpstreamError::Body(e.without_url().to_string()))?;
@@ -179,6 +185,11 @@ impl TransparencyClient {
             return Err(UpstreamError::Status { status: resp.status().as_u16(), path });
         }
         Ok(started.elapsed())
+    }
+
+    /// The HTTP client's counters.
+    pub fn counters(&self) -> &super::counters::ClientCounters {
+        &self.counters
     }
 
     /// Pages and bytes the response cache holds now.

@@ -14,10 +14,10 @@ use vigia_agents::model::upstream::contract_to_upstream;
 
 use crate::helpers::spawn_app_with;
 
-const KEY: &str = "test-key-7f3a9c";
+pub(crate) const KEY: &str = "test-key-7f3a9c";
 
 #[derive(Clone)]
-struct Fake {
+pub(crate) struct Fake {
     records: Arc<Vec<Value>>,
     fail: bool,
     seen_keys: Arc<Mutex<Vec<String>>>,
@@ -50,7 +50,7 @@ async fn contratos(
     Json(rows).into_response()
 }
 
-async fn fake_upstream(fail: bool) -> (String, Fake) {
+pub(crate) async fn fake_upstream(fail: bool) -> (String, Fake) {
     let data =
         generate(&DemoSpec { seed: 5, contracts: 400, organ_codes: vec!["36000".into()], ..DemoSpec::default() });
     let fake = Fake {
