@@ -10,9 +10,9 @@ use chrono::Datelike;
 
 use crate::detect::common::FxBuild;
 use crate::detect::pattern::doc_freq::{DocCounter, DocFreq};
+use crate::detect::pattern::duplicates::{MAX_DAYS, SPECIFIC, THRESHOLD, VALUE_TOLERANCE};
 use crate::detect::pattern::word_sets::word_sets;
 pub use crate::detect::pattern::word_sets::{MIN_WORDS, Scratch, jaccard, min_overlap, similarity, word_set};
-use crate::detect::pattern::duplicates::{MAX_DAYS, SPECIFIC, THRESHOLD, VALUE_TOLERANCE};
 use crate::model::dataset::Dataset;
 
 /// One verified pair (indices into the dataset).
