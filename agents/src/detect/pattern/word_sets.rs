@@ -77,7 +77,8 @@ pub fn min_overlap(a: usize, b: usize) -> usize {
 
 /// Fills `scratch.flat` and `scratch.bounds` with the word sets of the run's objects, each
 /// ordered by (frequency within the run, hash) and deduplicated. Linear in the number of
-/// words, plus a sort of each object's few dozen words.
+/// words, plus a sort of each object's few dozen words. With a `counter`, each text's
+/// distinct words are counted into it from its word set (the dataset's frequencies).
 pub(super) fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut DocCounter>, scratch: &mut Scratch) {
     let Scratch { counts, raw, raw_end, flat, bounds, seen, .. } = scratch;
     raw.clear();
@@ -97,15 +98,22 @@ pub(super) fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut Do
             counts.resize(COUNTS_MAX, 0);
         }
         for object in &objects {
-            if let Some(counter) = counter.as_deref_mut() {
-                counter.add_text(object, seen);
-            }
             for_each_word_hash(object_text(object), |h| counts[h as usize & mask] += 1);
         }
         for object in &objects {
             let first = flat.len();
-            for_each_word_hash(object_text(object), |h| flat.push(key(counts, mask, h)));
-            close_set(flat, bounds, first);
+            let text = object_text(object);
+            for_each_word_hash(text, |h| flat.push(key(counts, mask, h)));
+            let whole = close_set(flat, bounds, first);
+            // The dataset's frequencies are counted from the word set just built; a text the
+            // join leaves out (or cuts) is read again in full.
+            if let Some(counter) = counter.as_deref_mut() {
+                if whole && !text.is_empty() {
+                    counter.add_join_keys(&flat[first..]);
+                } else {
+                    counter.add_text(object, seen);
+                }
+            }
         }
         counts[..COUNTS_MAX].fill(0);
         return;
@@ -113,10 +121,11 @@ pub(super) fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut Do
     for object in objects {
         let from = raw.len();
         for_each_word_hash(object, |h| raw.push(h));
-        if let Some(counter) = counter.as_deref_mut() {
-            counter.add(&raw[from..], seen);
-        }
+        // A text the join leaves out is counted here; the others from their word sets below.
         if object_text(object).is_empty() {
+            if let Some(counter) = counter.as_deref_mut() {
+                counter.add(&raw[from..], seen);
+            }
             raw.truncate(from);
         }
         raw_end.push(raw.len());
@@ -135,7 +144,14 @@ pub(super) fn word_sets(ds: &Dataset, run: &[usize], mut counter: Option<&mut Do
     for &end in raw_end.iter() {
         let first = flat.len();
         flat.extend(raw[start..end].iter().map(|h| key(counts, mask, *h)));
-        close_set(flat, bounds, first);
+        let whole = close_set(flat, bounds, first);
+        if let Some(counter) = counter.as_deref_mut() {
+            if whole {
+                counter.add_join_keys(&flat[first..]);
+            } else {
+                counter.add(&raw[start..end], seen);
+            }
+        }
         start = end;
     }
     for h in raw.iter() {
@@ -160,8 +176,9 @@ fn key(counts: &[u32], mask: usize, h: u64) -> u64 {
     (u64::from(counts[h as usize & mask].min(0xFF_FFFF)) << 40) | (h >> 24)
 }
 
-/// Sorts and deduplicates the set that starts at `first` in `flat` and records its bounds.
-fn close_set(flat: &mut Vec<u64>, bounds: &mut Vec<(usize, usize)>, first: usize) {
+/// Sorts and deduplicates the set that starts at `first` in `flat` and records its bounds;
+/// `false` when the set was cut at `u16::MAX` words.
+fn close_set(flat: &mut Vec<u64>, bounds: &mut Vec<(usize, usize)>, first: usize) -> bool {
     flat[first..].sort_unstable();
     let mut kept = first;
     for r in first..flat.len() {
@@ -170,6 +187,8 @@ fn close_set(flat: &mut Vec<u64>, bounds: &mut Vec<(usize, usize)>, first: usize
             kept += 1;
         }
     }
+    let whole = kept <= first + usize::from(u16::MAX);
     flat.truncate(kept.min(first + usize::from(u16::MAX)));
     bounds.push((first, flat.len()));
+    whole
 }
