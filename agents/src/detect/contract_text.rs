@@ -4,6 +4,7 @@
 //! Shared by the `vague_object` and `brand_restriction` detectors and by Machado's analysis.
 //! Everything here is one pass over the words of one text.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 pub use super::text_entities::{TextEntities, entities};
@@ -63,6 +64,13 @@ const GENERIC: &[&str] = &[
     "comum",
     "comuns",
 ];
+
+/// Whether a folded word is one of [`GENERIC`]: one hash look-up instead of a comparison with
+/// each of its words (this runs on the first words of every object).
+fn is_generic(w: &[u8]) -> bool {
+    static SET: OnceLock<HashSet<&'static [u8], super::common::FxBuild>> = OnceLock::new();
+    SET.get_or_init(|| GENERIC.iter().map(|g| g.as_bytes()).collect()).contains(w)
+}
 
 /// Brand names (folded), chosen so that none is a common Portuguese word.
 pub const BRANDS: &[&str] = &[
@@ -163,7 +171,7 @@ pub fn specificity(object: &str, max_specific: usize) -> (usize, usize) {
             return true;
         }
         content += 1;
-        if !w.iter().all(u8::is_ascii_digit) && !GENERIC.iter().any(|g| g.as_bytes() == w) {
+        if !w.iter().all(u8::is_ascii_digit) && !is_generic(w) {
             specific += 1;
         }
         specific <= max_specific
@@ -290,7 +298,7 @@ pub fn read(object: &str) -> TextFacts {
         // (an institution's image) does not, so the name must follow at once.
         if after_marca {
             // "MARCA-TEXTO" is a highlighter.
-            f.brand_keyword |= !is_stopword(w) && !GENERIC.contains(&w) && w != "texto";
+            f.brand_keyword |= !is_stopword(w) && !is_generic(w.as_bytes()) && w != "texto";
             after_marca = false;
         }
         if w == "marca" || w == "marcas" {
@@ -310,7 +318,7 @@ pub fn read(object: &str) -> TextFacts {
             f.content_words += 1;
             let numeric = w.bytes().all(|b| b.is_ascii_digit());
             f.has_numbers |= numeric;
-            if !numeric && !GENERIC.contains(&w) {
+            if !numeric && !is_generic(w.as_bytes()) {
                 f.specific_words += 1;
             }
         }

@@ -26,6 +26,7 @@ pub mod market;
 pub mod object_signature;
 pub mod pattern;
 pub mod peer_groups;
+pub mod peer_vectors;
 pub mod price;
 pub mod relationship;
 pub mod sensitivity;

@@ -60,6 +60,15 @@ impl DocCounter {
         self.count_keys(seen);
     }
 
+    /// Counts one text's words given as the similarity join's keys (`hash >> 24` in their
+    /// low 40 bits), each distinct: its sorted, deduplicated word set, read where it is
+    /// instead of sorting the text's hashes a second time.
+    pub fn add_join_keys(&mut self, keys: &[u64]) {
+        for &k in keys {
+            self.counts[slot(k & ((1 << 40) - 1), self.mask)] += 1;
+        }
+    }
+
     /// Counts each distinct key (`hash >> 24`) of `keys` once.
     fn count_keys(&mut self, keys: &mut Vec<u64>) {
         keys.sort_unstable();

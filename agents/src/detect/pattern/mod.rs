@@ -14,3 +14,4 @@ pub mod service_term;
 pub mod short_contract;
 pub mod simjoin;
 pub mod text_flags;
+pub mod word_sets;
