@@ -17,6 +17,7 @@ pub mod middleware;
 mod rate_limit;
 mod reports;
 mod sse;
+pub mod upkeep;
 pub mod views;
 mod whitelist;
 
@@ -57,6 +58,7 @@ pub fn metrics_handle() -> PrometheusHandle {
                 .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
             let handle = recorder.handle();
             let _ = metrics::set_global_recorder(recorder);
+            upkeep::keep_up(handle.clone(), upkeep::UPKEEP_EVERY);
             handle
         })
         .clone()
