@@ -127,8 +127,8 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
     let token = login(client, &base).await?;
     let step = (runs / 20).max(1);
     let began = Instant::now();
-    println!("| investigations | failed logins | seconds | server RSS MB | store MB |");
-    println!("|---|---|---|---|---|");
+    println!("| investigations | failed logins | seconds | server RSS MB | server heap MB | store MB |");
+    println!("|---|---|---|---|---|---|");
     let mut done = 0;
     let mut failed_logins = 0;
     while done < runs {
@@ -148,10 +148,14 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
             .for_each(|_| futures::future::ready(()))
             .await;
         failed_logins += logins;
+        // Live heap as the server's counting allocator sees it: RSS growing while this stays
+        // flat is the allocator keeping freed pages, not data held.
+        let detailed: Value = client.get(format!("{base}/health/detailed")).send().await?.json().await?;
         println!(
-            "| {done} | {failed_logins} | {:.0} | {:.1} | {:.1} |",
+            "| {done} | {failed_logins} | {:.0} | {:.1} | {:.1} | {:.1} |",
             began.elapsed().as_secs_f64(),
             rss_mb(server.id()).unwrap_or(f64::NAN),
+            detailed["components"]["process"]["heap_mb"].as_f64().unwrap_or(f64::NAN),
             dir_bytes(dir.path()) as f64 / (1024.0 * 1024.0)
         );
     }

@@ -141,6 +141,11 @@ impl App {
         Ok(App { listener, state, runtime: core.runtime, store: core.store, trigger: core.trigger, config })
     }
 
+    /// The store (tests read its counters, e.g. [`Store::full_reads`]).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The bound address (port 0 resolved).
     pub fn local_addr(&self) -> SocketAddr {
         self.listener.local_addr().unwrap_or(self.config.server.addr)
@@ -190,9 +195,14 @@ impl App {
     }
 }
 
+/// The e-mail of the admin a first start creates when no `VIGIA_ADMIN_*` is set.
+pub const FIRST_ADMIN_EMAIL: &str = "admin@vigia.local";
+
 /// Loads (or on first start generates) the signing keys, forgets expired revocations and
 /// creates the bootstrap admin from `VIGIA_ADMIN_EMAIL` / `VIGIA_ADMIN_PASSWORD` when no user
-/// has that e-mail.
+/// has that e-mail; with neither set and no user at all, creates [`FIRST_ADMIN_EMAIL`] with a
+/// generated password printed once on standard output (never logged, stored only hashed), so
+/// a new user signs in and starts an investigation without configuring anything.
 async fn build_auth(config: &Config, store: &Store, audit: Arc<AuditService>) -> anyhow::Result<Arc<AuthService>> {
     let keys = JwtKeys::load_or_generate(&config.storage.data_dir, &config.auth.issuer)
         .context("loading the JWT signing keys")?;
@@ -209,7 +219,20 @@ async fn build_auth(config: &Config, store: &Store, audit: Arc<AuditService>) ->
             }
         }
         (Some(_), None) => tracing::warn!("VIGIA_ADMIN_EMAIL is set without VIGIA_ADMIN_PASSWORD: no bootstrap admin"),
-        _ => {}
+        (None, Some(_)) => tracing::warn!("VIGIA_ADMIN_PASSWORD is set without VIGIA_ADMIN_EMAIL: no bootstrap admin"),
+        (None, None) => {
+            let first =
+                auth.first_admin(FIRST_ADMIN_EMAIL).await.map_err(|e| anyhow::anyhow!("first admin: {}", e.message))?;
+            if let Some(password) = first {
+                store.flush().await.context("storing the first admin")?;
+                // The terminal, not the log: logs are shipped and kept, this is shown once.
+                println!(
+                    "First start: created the admin {FIRST_ADMIN_EMAIL} with password {password}\n\
+                     It is shown only now; sign in with POST /api/v1/auth/login and change it with \
+                     POST /api/v1/auth/change-password."
+                );
+            }
+        }
     }
     Ok(auth)
 }

@@ -28,6 +28,12 @@ pub fn new_backup_code() -> String {
     format!("{}-{}-{}-{}", &h[0..4], &h[4..8], &h[8..12], &h[12..16])
 }
 
+/// A new generated password: 24 hex digits (96 bits), shown once to whoever starts the
+/// service the first time.
+pub fn new_password() -> String {
+    hex::encode(random_bytes::<12>())
+}
+
 /// Lower-case hex SHA-256.
 pub fn sha256_hex(s: &str) -> String {
     hex::encode(Sha256::digest(s.as_bytes()))

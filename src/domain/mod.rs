@@ -7,6 +7,7 @@ pub mod audit;
 pub mod chat;
 pub mod cursor;
 pub mod event;
+pub mod head;
 pub mod investigation;
 pub mod ports;
 pub mod request;
@@ -16,6 +17,7 @@ pub mod whitelist;
 
 pub use audit::{AuditEntry, ClientContext, Outcome};
 pub use event::{EventKind, InvestigationEvent};
+pub use head::InvestigationHead;
 pub use investigation::{ErrorInfo, Investigation, InvestigationId, Phase, Status};
 pub use request::{DataSource, Filters, InvestigationRequest};
 pub use session::{ApiKey, LoginAttempts, Session};

@@ -56,10 +56,12 @@ fn lang(uri: &Uri) -> Lang {
 async fn start(
     State(st): State<AppState>,
     uri: Uri,
-    MaybeAuthUser(who): MaybeAuthUser,
+    AuthUser(who): AuthUser,
     ApiJson(req): ApiJson<InvestigationRequest>,
 ) -> ApiResult {
-    let started = st.services.investigations.start(req, who.as_ref()).await?;
+    // Over HTTP only a signed-in caller starts investigations (401 otherwise); the chat starts
+    // them for anonymous chat users through the same service call with no owner.
+    let started = st.services.investigations.start(req, Some(&who)).await?;
     Ok((StatusCode::CREATED, Json(views::started(lang(&uri), &started))).into_response())
 }
 
@@ -69,7 +71,7 @@ async fn status(
     MaybeAuthUser(who): MaybeAuthUser,
     InvId(id): InvId,
 ) -> ApiResult {
-    let inv = st.services.investigations.get(id, who.as_ref())?;
+    let inv = st.services.investigations.head(id, who.as_ref())?;
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 
@@ -89,7 +91,7 @@ async fn progress(
     MaybeAuthUser(who): MaybeAuthUser,
     InvId(id): InvId,
 ) -> ApiResult {
-    let inv = st.services.investigations.get(id, who.as_ref())?;
+    let inv = st.services.investigations.head(id, who.as_ref())?;
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 

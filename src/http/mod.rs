@@ -21,6 +21,7 @@ pub mod middleware;
 mod rate_limit;
 mod reports;
 mod sse;
+pub mod upkeep;
 pub mod views;
 mod whitelist;
 
@@ -61,6 +62,7 @@ pub fn metrics_handle() -> PrometheusHandle {
                 .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
             let handle = recorder.handle();
             let _ = metrics::set_global_recorder(recorder);
+            upkeep::keep_up(handle.clone(), upkeep::UPKEEP_EVERY);
             handle
         })
         .clone()

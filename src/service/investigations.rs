@@ -12,7 +12,8 @@ use crate::domain::cursor::{self, Cursor, CursorPage, Direction};
 use crate::domain::ports::InvestigationStore;
 use crate::domain::user::unauthenticated;
 use crate::domain::{
-    Investigation, InvestigationEvent, InvestigationId, InvestigationRequest, Permission, Principal, Status,
+    Investigation, InvestigationEvent, InvestigationHead, InvestigationId, InvestigationRequest, Permission, Principal,
+    Status,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::runtime::{RuntimeHandle, ShutdownSignal};
@@ -62,11 +63,11 @@ pub struct ListQuery {
     pub limit: usize,
 }
 
-/// One page of investigations.
+/// One page of investigations (their heads: a list never decodes results).
 #[derive(Debug, Clone)]
 pub struct Page {
     /// The items.
-    pub items: Vec<Investigation>,
+    pub items: Vec<InvestigationHead>,
     /// Items matching the filters.
     pub total: usize,
 }
@@ -93,8 +94,10 @@ impl InvestigationService {
     }
 
     /// Validates, persists durably, then starts the run. Once this returns the investigation
-    /// survives a crash (it resumes at the next start). An anonymous caller's investigation is
-    /// public (owner nil); a signed-in caller needs `escrever:investigacoes` and owns it.
+    /// survives a crash (it resumes at the next start). A signed-in caller needs
+    /// `escrever:investigacoes` and owns it. With no owner the investigation is public (owner
+    /// nil): that is for in-process callers only, the chat on behalf of an anonymous chat user
+    /// and the CLI's one-shot runs; the HTTP route requires a signed-in caller.
     pub async fn start(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Started> {
         if let Some(p) = owner {
             p.require(Permission::WriteInvestigations)?;
@@ -139,7 +142,8 @@ impl InvestigationService {
     /// Resumes investigations a crash or an abandoning shutdown left running.
     pub async fn resume_interrupted(&self) -> Result<usize> {
         let mut resumed = 0;
-        let mut all = self.store.list().map_err(Error::internal)?;
+        // Heads only: the full records of finished runs (with their results) stay on disk.
+        let mut all = self.store.heads().map_err(Error::internal)?;
         // The measured durations of the latest completed runs seed the completion estimate.
         all.sort_by_key(|inv| inv.completed_at);
         for inv in all.iter().filter(|i| i.status.has_results()) {
@@ -147,12 +151,11 @@ impl InvestigationService {
                 self.runtime.record_run_time((done - inv.created_at).num_milliseconds() as f64 / 1000.0);
             }
         }
-        for inv in all {
-            if !inv.status.is_terminal() {
-                tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
-                if self.runtime.start_investigation(inv).await.map_err(Error::internal)? {
-                    resumed += 1;
-                }
+        for head in all.into_iter().filter(|h| !h.status.is_terminal()) {
+            let Some(inv) = self.store.get(head.id).map_err(Error::internal)? else { continue };
+            tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
+            if self.runtime.start_investigation(inv).await.map_err(Error::internal)? {
+                resumed += 1;
             }
         }
         Ok(resumed)
@@ -167,10 +170,16 @@ impl InvestigationService {
     /// credentials, PERMISSOES_INSUFICIENTES for anyone else).
     pub fn get(&self, id: InvestigationId, viewer: Option<&Principal>) -> Result<Investigation> {
         let inv = self.load(id)?;
-        if !inv.user_id.is_nil() {
-            viewer.ok_or_else(unauthenticated)?.require_owner_or_admin(inv.user_id)?;
-        }
+        may_see(inv.user_id, viewer)?;
         Ok(inv)
+    }
+
+    /// The head of one investigation (status, progress, counts; no results), if `viewer` may
+    /// see it (as [`InvestigationService::get`]).
+    pub fn head(&self, id: InvestigationId, viewer: Option<&Principal>) -> Result<InvestigationHead> {
+        let head = self.store.head(id).map_err(Error::internal)?.ok_or_else(|| Error::investigation_not_found(id))?;
+        may_see(head.user_id, viewer)?;
+        Ok(head)
     }
 
     /// Results; INVESTIGATION_IN_PROGRESS while running, the failure's code when it failed.
@@ -213,8 +222,8 @@ impl InvestigationService {
         items.sort_by(|a, b| {
             let ord = match key.as_str() {
                 "completed_at" => a.completed_at.cmp(&b.completed_at),
-                "anomalies_found" => a.anomalies_found().cmp(&b.anomalies_found()),
-                "risk_score" => a.risk_score().cmp(&b.risk_score()),
+                "anomalies_found" => a.anomalies_found.cmp(&b.anomalies_found),
+                "risk_score" => a.risk_score.cmp(&b.risk_score),
                 "status" => a.status.as_str().cmp(b.status.as_str()),
                 _ => a.created_at.cmp(&b.created_at),
             }
@@ -228,23 +237,23 @@ impl InvestigationService {
 
     /// The investigations `viewer` lists (see [`InvestigationService::list`]) that pass the
     /// filters of `q`, unordered.
-    fn listed(&self, q: &ListQuery, viewer: Option<&Principal>) -> Result<Vec<Investigation>> {
+    fn listed(&self, q: &ListQuery, viewer: Option<&Principal>) -> Result<Vec<InvestigationHead>> {
         // Signed in: one's own investigations (an admin's view is every one); anonymous: the
         // public ones.
-        let visible = |i: &Investigation| match viewer {
+        let visible = |i: &InvestigationHead| match viewer {
             Some(p) => p.is_admin() || p.user_id.0 == i.user_id,
             None => i.user_id.is_nil(),
         };
-        let all = self.store.list().map_err(Error::internal)?;
+        let all = self.store.heads().map_err(Error::internal)?;
         let scanned = all.len() as u64;
-        let kept: Vec<Investigation> = all
+        let kept: Vec<InvestigationHead> = all
             .into_iter()
             .filter(|i| visible(i))
             .filter(|i| q.status.is_none_or(|s| i.status == s))
-            .filter(|i| q.data_source.as_deref().is_none_or(|d| i.request.data_source == d))
+            .filter(|i| q.data_source.as_deref().is_none_or(|d| i.data_source == d))
             .filter(|i| q.date_from.is_none_or(|d| i.created_at.date_naive() >= d))
             .filter(|i| q.date_to.is_none_or(|d| i.created_at.date_naive() <= d))
-            .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found() >= m))
+            .filter(|i| q.min_anomalies.is_none_or(|m| i.anomalies_found >= m))
             .collect();
         // Which columns filtered the scan: what an index would serve (admin database routes).
         let columns = [
@@ -268,8 +277,8 @@ impl InvestigationService {
         cursor: Option<&Cursor>,
         direction: Direction,
         viewer: Option<&Principal>,
-    ) -> Result<CursorPage<Investigation>> {
-        let key = |i: &Investigation| (i.created_at, i.id.to_string());
+    ) -> Result<CursorPage<InvestigationHead>> {
+        let key = |i: &InvestigationHead| (i.created_at, i.id.to_string());
         let mut items = self.listed(q, viewer)?;
         items.sort_by_cached_key(key);
         Ok(cursor::page(&items, key, cursor, direction, q.limit))
@@ -279,7 +288,7 @@ impl InvestigationService {
     /// `deletar:investigacoes` and ownership, or an admin.
     pub async fn cancel(&self, id: InvestigationId, who: &Principal) -> Result<Cancelled> {
         who.require(Permission::DeleteInvestigations)?;
-        let inv = self.load(id)?;
+        let inv = self.store.head(id).map_err(Error::internal)?.ok_or_else(|| Error::investigation_not_found(id))?;
         who.require_owner_or_admin(inv.user_id)?;
         if inv.status.is_terminal() {
             return Err(Error::new(
@@ -310,7 +319,7 @@ impl InvestigationService {
         last_event_id: u64,
         viewer: Option<&Principal>,
     ) -> Result<impl Stream<Item = InvestigationEvent> + Send + 'static> {
-        self.get(id, viewer)?;
+        self.head(id, viewer)?;
         let mut live = self.runtime.subscribe(id);
         let store = self.store.clone();
         let shutdown = self.shutdown.clone();
@@ -342,4 +351,12 @@ impl InvestigationService {
             }
         })
     }
+}
+
+/// Anonymous (nil-owner) investigations are public; an owned one is for its owner or an admin.
+fn may_see(owner: Uuid, viewer: Option<&Principal>) -> Result<()> {
+    if !owner.is_nil() {
+        viewer.ok_or_else(unauthenticated)?.require_owner_or_admin(owner)?;
+    }
+    Ok(())
 }

@@ -1,11 +1,17 @@
-//! Investigations and their event logs, behind the domain's `InvestigationStore` port.
+//! Investigations and their event logs, behind the domain's `InvestigationStore` port, and
+//! the head of every investigation beside its full record (written in one transaction) for the
+//! status and list views.
+
+use std::sync::atomic::Ordering;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use sled::Transactional;
+use sled::transaction::TransactionError;
 
 use super::{StorageError, Store, decode, encode};
 use crate::domain::ports::{InvestigationStore, PortError};
-use crate::domain::{Investigation, InvestigationEvent, InvestigationId};
+use crate::domain::{Investigation, InvestigationEvent, InvestigationHead, InvestigationId};
 
 impl From<StorageError> for PortError {
     fn from(e: StorageError) -> Self {
@@ -21,12 +27,57 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
     key
 }
 
+impl Store {
+    /// The head of one investigation (never decodes its results).
+    pub fn head(&self, id: InvestigationId) -> Result<Option<InvestigationHead>, StorageError> {
+        super::get(&self.heads, id.0.as_bytes())
+    }
+
+    /// The head of every investigation, oldest first.
+    pub fn heads(&self) -> Result<Vec<InvestigationHead>, StorageError> {
+        super::scan(&self.heads, &[])
+    }
+
+    /// Full investigation records decoded since the store opened: the status and list views
+    /// read heads, so these do not move (the tests hold the service to it).
+    pub fn full_reads(&self) -> u64 {
+        self.full_reads.load(Ordering::Relaxed)
+    }
+
+    /// Writes the head of every investigation that has none (a store written before heads
+    /// existed); the keys of both trees are compared, only records lacking a head are decoded.
+    pub(super) fn backfill_heads(&self) -> Result<(), StorageError> {
+        for kv in self.investigations.iter() {
+            let (key, value) = kv?;
+            if !self.heads.contains_key(&key)? {
+                let inv: Investigation = decode(&value)?;
+                self.heads.insert(key, encode(&InvestigationHead::from(&inv))?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl InvestigationStore for Store {
     fn save(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
+        let full = encode(inv)?;
+        let head = encode(&InvestigationHead::from(inv))?;
+        let key = inv.id.0.as_bytes();
         self.stats.time(
             "investigations.save",
-            || self.investigations.insert(inv.id.0.as_bytes(), encode(inv)?).map_err(StorageError::from),
+            || {
+                (&self.investigations, &self.heads)
+                    .transaction(|(invs, heads)| {
+                        invs.insert(&key[..], full.as_slice())?;
+                        heads.insert(&key[..], head.as_slice())?;
+                        Ok(())
+                    })
+                    .map_err(|e: TransactionError<()>| match e {
+                        TransactionError::Storage(e) => StorageError::from(e),
+                        TransactionError::Abort(()) => StorageError::Durability("investigation write aborted".into()),
+                    })
+            },
             |_| 1,
         )?;
         Ok(())
@@ -38,13 +89,28 @@ impl InvestigationStore for Store {
             || self.investigations.get(id.0.as_bytes()).map_err(StorageError::from),
             |r| r.as_ref().map_or(0, |v| u64::from(v.is_some())),
         )?;
-        Ok(found.map(|bytes| decode(&bytes)).transpose()?)
+        match found {
+            Some(bytes) => {
+                self.full_reads.fetch_add(1, Ordering::Relaxed);
+                Ok(Some(decode(&bytes)?))
+            }
+            None => Ok(None),
+        }
     }
 
     fn list(&self) -> Result<Vec<Investigation>, PortError> {
         self.stats.time(
             "investigations.list",
-            || self.investigations.iter().values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect(),
+            || {
+                self.investigations
+                    .iter()
+                    .values()
+                    .map(|v| {
+                        self.full_reads.fetch_add(1, Ordering::Relaxed);
+                        Ok(decode(&v.map_err(StorageError::from)?)?)
+                    })
+                    .collect()
+            },
             |r: &Result<Vec<Investigation>, PortError>| r.as_ref().map_or(0, |v| v.len() as u64),
         )
     }
@@ -121,5 +187,32 @@ mod tests {
         let after_one: Vec<u64> = store.events_after(inv.id, 1).unwrap().iter().map(|e| e.seq).collect();
         assert_eq!(after_one, vec![2, 3]);
         assert_eq!(store.list().unwrap().len(), 1);
+        assert_eq!(store.head(inv.id).unwrap().unwrap(), InvestigationHead::from(&inv));
+    }
+
+    #[test]
+    fn a_store_without_heads_gets_them_when_it_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let inv = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+        {
+            let store = Store::open(dir.path(), 4).unwrap();
+            store.save(&inv).unwrap();
+            store.heads.clear().unwrap();
+            store.flush_blocking().unwrap();
+        }
+        let store = Store::open(dir.path(), 4).unwrap();
+        assert_eq!(store.heads().unwrap(), vec![InvestigationHead::from(&inv)]);
+    }
+
+    #[test]
+    fn reading_heads_decodes_no_full_record() {
+        let store = Store::temporary().unwrap();
+        let inv = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+        store.save(&inv).unwrap();
+        store.head(inv.id).unwrap();
+        store.heads().unwrap();
+        assert_eq!(store.full_reads(), 0);
+        store.get(inv.id).unwrap();
+        assert_eq!(store.full_reads(), 1);
     }
 }

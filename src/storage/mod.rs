@@ -1,7 +1,8 @@
 //! sled lives here and nowhere else. One tree per entity, keys that sort (UUID v7 bytes,
 //! big-endian sequence numbers), values as a version byte followed by JSON.
 //!
-//! Trees: investigations and their events; users with an e-mail index; sessions keyed by user
+//! Trees: investigations, their heads (the small records status and list views read) and
+//! their events; users with an e-mail index; sessions keyed by user
 //! then session; revoked token ids; failed-login records; API key digests; the audit log
 //! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist; settings changed
 //! at run time (one JSON value per setting name); chat sessions, their messages and an owner
@@ -52,6 +53,7 @@ const VALUE_VERSION: u8 = 1;
 pub struct Store {
     db: sled::Db,
     investigations: sled::Tree,
+    heads: sled::Tree,
     events: sled::Tree,
     users: sled::Tree,
     users_by_email: sled::Tree,
@@ -68,6 +70,7 @@ pub struct Store {
     flusher: Arc<flusher::Flusher>,
     stats: Arc<stats::OpStats>,
     cache_capacity: u64,
+    full_reads: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Store {
@@ -90,6 +93,7 @@ impl Store {
     fn with_db(db: sled::Db, cache_capacity: u64) -> Result<Store, StorageError> {
         let store = Store {
             investigations: db.open_tree("investigations")?,
+            heads: db.open_tree("investigation_heads")?,
             events: db.open_tree("investigation_events")?,
             users: db.open_tree("users")?,
             users_by_email: db.open_tree("users_by_email")?,
@@ -106,9 +110,11 @@ impl Store {
             flusher: Arc::new(flusher::Flusher::start(db.clone())?),
             stats: Arc::default(),
             cache_capacity,
+            full_reads: Arc::default(),
             db,
         };
         store.init_audit_count()?;
+        store.backfill_heads()?;
         Ok(store)
     }
 

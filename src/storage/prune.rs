@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::{StorageError, Store, decode};
-use crate::domain::{AuditEntry, Investigation, LoginAttempts};
+use crate::domain::{AuditEntry, InvestigationHead, LoginAttempts};
 
 /// What one pruning pass removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,9 +24,10 @@ impl Store {
     /// Removes the investigations that ended before `before`, with their events (a running
     /// one is never removed).
     pub fn prune_investigations(&self, before: DateTime<Utc>, pruned: &mut Pruned) -> Result<(), StorageError> {
-        for kv in self.investigations.iter() {
+        // Heads carry status and completion time: the full records are never decoded here.
+        for kv in self.heads.iter() {
             let (key, value) = kv?;
-            let inv: Investigation = decode(&value)?;
+            let inv: InvestigationHead = decode(&value)?;
             if !inv.status.is_terminal() || inv.completed_at.is_none_or(|t| t >= before) {
                 continue;
             }
@@ -35,6 +36,9 @@ impl Store {
                 self.events.remove(ev?)?;
                 pruned.events += 1;
             }
+            // The head goes first: a crash in between leaves a record without a head, which the
+            // next open gives one back (and the next pruning removes), never a dangling head.
+            self.heads.remove(&key)?;
             self.investigations.remove(&key)?;
             pruned.investigations += 1;
         }
@@ -107,7 +111,7 @@ mod tests {
         assert_eq!((items.len(), total), (1, 1));
     }
     use crate::domain::ports::InvestigationStore;
-    use crate::domain::{EventKind, InvestigationEvent, InvestigationRequest, Phase, Status};
+    use crate::domain::{EventKind, Investigation, InvestigationEvent, InvestigationRequest, Phase, Status};
 
     #[test]
     fn finished_investigations_older_than_the_cutoff_go_with_their_events_and_running_ones_stay() {
@@ -127,6 +131,7 @@ mod tests {
         store.prune_investigations(now - chrono::Duration::days(90), &mut pruned).unwrap();
         assert_eq!((pruned.investigations, pruned.events), (1, 2));
         assert!(store.get(old.id).unwrap().is_none() && store.events_after(old.id, 0).unwrap().is_empty());
+        assert!(store.head(old.id).unwrap().is_none());
         assert!(store.get(running.id).unwrap().is_some() && store.events_after(running.id, 0).unwrap().len() == 1);
     }
 }

@@ -19,6 +19,11 @@ impl Store {
         Ok(true)
     }
 
+    /// Whether no user exists yet (a first start).
+    pub fn has_no_users(&self) -> bool {
+        self.users.is_empty()
+    }
+
     /// One user.
     pub fn user(&self, id: UserId) -> Result<Option<User>, StorageError> {
         get(&self.users, id.0.as_bytes())

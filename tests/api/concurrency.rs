@@ -20,7 +20,7 @@ async fn two_hundred_investigations_started_at_once_are_all_answered_and_all_com
             async move {
                 let r = tokio::time::timeout(
                     std::time::Duration::from_secs(60),
-                    app.post("/api/v1/investigations/start", &body),
+                    app.post_signed("/api/v1/investigations/start", &body),
                 )
                 .await
                 .expect("a start is answered");

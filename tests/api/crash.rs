@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD};
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -16,21 +18,30 @@ fn serve(dir: &std::path::Path, port: u16, records: usize) -> Child {
 
 /// The release-like binary serving demo data of `records` contracts, with `env` on top.
 pub fn serve_with(dir: &std::path::Path, port: u16, records: usize, env: &[(&str, &str)]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_vigia"))
-        .arg("serve")
-        .env_clear()
-        .env("VIGIA_CONFIG", "/dev/null")
-        .env("VIGIA_ADDR", format!("127.0.0.1:{port}"))
-        .env("VIGIA_DATA_DIR", dir)
-        .env("VIGIA__DEMO__RECORDS", records.to_string())
+    serve_command(dir, port, records)
         .env("VIGIA_LOG", "warn")
-        // The test polls faster than the anonymous burst allows.
-        .env("VIGIA__RATE_LIMIT__ENABLED", "false")
+        .env("VIGIA_ADMIN_EMAIL", ADMIN_EMAIL)
+        .env("VIGIA_ADMIN_PASSWORD", ADMIN_PASSWORD)
         .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts")
+}
+
+/// `vigia serve` on `port` over `dir` with demo data of `records` contracts and nothing else
+/// from the environment.
+pub fn serve_command(dir: &std::path::Path, port: u16, records: usize) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vigia"));
+    c.arg("serve")
+        .env_clear()
+        .env("VIGIA_CONFIG", "/dev/null")
+        .env("VIGIA_ADDR", format!("127.0.0.1:{port}"))
+        .env("VIGIA_DATA_DIR", dir)
+        .env("VIGIA__DEMO__RECORDS", records.to_string())
+        // The test polls faster than the anonymous burst allows.
+        .env("VIGIA__RATE_LIMIT__ENABLED", "false");
+    c
 }
 
 pub async fn wait_ready(client: &reqwest::Client, base: &str) {
@@ -45,10 +56,19 @@ pub async fn wait_ready(client: &reqwest::Client, base: &str) {
     panic!("the server never became ready");
 }
 
-/// Starts an investigation over demo data; its id.
-pub async fn start_anonymous(client: &reqwest::Client, base: &str) -> String {
+/// Signs the bootstrap admin of [`serve_with`] in; an access token.
+pub async fn admin_token(client: &reqwest::Client, base: &str) -> String {
+    let body = json!({"email": ADMIN_EMAIL, "senha": ADMIN_PASSWORD});
+    let r = client.post(format!("{base}/api/v1/auth/login")).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().await.unwrap()["token_acesso"].as_str().unwrap().to_string()
+}
+
+/// Starts an investigation over demo data as `token`; its id.
+pub async fn start_signed(client: &reqwest::Client, base: &str, token: &str) -> String {
     let r = client
         .post(format!("{base}/api/v1/investigations/start"))
+        .bearer_auth(token)
         .json(&json!({"query": "contratos da saúde", "data_source": "portal_transparencia"}))
         .send()
         .await
@@ -65,7 +85,8 @@ async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_resta
     let client = reqwest::Client::new();
     let mut child = serve(dir.path(), port, 2_000_000);
     wait_ready(&client, &base).await;
-    let id = start_anonymous(&client, &base).await;
+    let token = admin_token(&client, &base).await;
+    let id = start_signed(&client, &base, &token).await;
     child.kill().unwrap();
     child.wait().unwrap();
 
@@ -73,8 +94,8 @@ async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_resta
     wait_ready(&client, &base).await;
     let mut status = Value::Null;
     for _ in 0..1500 {
-        status =
-            client.get(format!("{base}/api/v1/investigations/{id}/status")).send().await.unwrap().json().await.unwrap();
+        let r = client.get(format!("{base}/api/v1/investigations/{id}/status")).bearer_auth(&token).send().await;
+        status = r.unwrap().json().await.unwrap();
         if status["status"] == "completed" {
             break;
         }

@@ -39,6 +39,7 @@ async fn malformed_json_is_a_validation_error_naming_the_problem() {
     let r = app
         .client
         .post(app.url("/api/v1/investigations/start"))
+        .bearer_auth(app.token().await)
         .header("content-type", "application/json")
         .body("{\"query\": ")
         .send()
@@ -54,7 +55,7 @@ async fn malformed_json_is_a_validation_error_naming_the_problem() {
 async fn a_wrong_field_type_names_the_field() {
     let app = spawn_app().await;
     let r = app
-        .post(
+        .post_signed(
             "/api/v1/investigations/start",
             &json!({"query": "x", "data_source": "portal_transparencia", "filters": {"min_value": "lots"}}),
         )
@@ -68,7 +69,7 @@ async fn a_wrong_field_type_names_the_field() {
 #[tokio::test]
 async fn a_missing_field_is_named_not_the_body() {
     let app = spawn_app().await;
-    let r = app.post("/api/v1/investigations/start", &json!({"data_source": "portal_transparencia"})).await;
+    let r = app.post_signed("/api/v1/investigations/start", &json!({"data_source": "portal_transparencia"})).await;
     assert_eq!(r.status(), 400);
     let v: Value = r.json().await.unwrap();
     assert_en(&v, "VALIDATION_ERROR");
@@ -79,7 +80,7 @@ async fn a_missing_field_is_named_not_the_body() {
 async fn out_of_range_values_and_unknown_sources_are_rejected() {
     let app = spawn_app().await;
     let r = app
-        .post(
+        .post_signed(
             "/api/v1/investigations/start",
             &json!({"query": "x", "data_source": "portal_transparencia", "sensitivity": 2}),
         )
@@ -87,7 +88,7 @@ async fn out_of_range_values_and_unknown_sources_are_rejected() {
     assert_eq!(r.status(), 400);
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["error"]["details"]["field"], "sensitivity");
-    let r = app.post("/api/v1/investigations/start", &json!({"query": "x", "data_source": "twitter"})).await;
+    let r = app.post_signed("/api/v1/investigations/start", &json!({"query": "x", "data_source": "twitter"})).await;
     assert_eq!(r.status(), 400);
 }
 
@@ -98,6 +99,7 @@ async fn an_oversized_body_is_413_in_the_envelope() {
     let r = app
         .client
         .post(app.url("/api/v1/investigations/start"))
+        .bearer_auth(app.token().await)
         .header("content-type", "application/json")
         .body(huge)
         .send()
@@ -133,7 +135,7 @@ async fn unknown_investigations_are_not_found_in_both_variants() {
 async fn portuguese_routes_answer_with_the_portuguese_envelope() {
     let app = spawn_app().await;
     let r = app
-        .post(
+        .post_signed(
             "/api/v1/investigacoes/iniciar",
             &json!({"consulta": "x", "fonte_dados": "portal_transparencia", "sensibilidade": 9}),
         )

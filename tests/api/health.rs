@@ -62,6 +62,7 @@ async fn large_responses_are_gzipped_and_small_ones_are_not() {
     let big = app
         .client
         .get(app.url(&format!("/api/v1/investigations/{id}/results")))
+        .bearer_auth(app.token().await)
         .header("accept-encoding", "gzip")
         .send()
         .await

@@ -16,6 +16,8 @@ use vigia::startup::App;
 /// A running app.
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// The app's store (its counters; tests go through HTTP for everything else).
+    pub store: vigia::storage::Store,
     pub client: reqwest::Client,
     pub dir: Option<TempDir>,
     /// One admin session for [`TestApp::user`], so making users does not use up the admin's
@@ -30,7 +32,8 @@ pub const ADMIN_EMAIL: &str = "admin@vigia.test";
 pub const ADMIN_PASSWORD: &str = "admin-password-123";
 
 /// A config for tests: ephemeral port, small demo data, no rate limits (tests poll a lot; the
-/// rate-limit tests switch them on).
+/// rate-limit tests switch them on), and the bootstrap admin, the signed-in default of
+/// [`TestApp::start`] and [`TestApp::wait_done`] (anonymous calls cannot start investigations).
 pub fn test_config(dir: &TempDir) -> Config {
     let mut cfg = Config::default();
     cfg.server.addr = "127.0.0.1:0".parse().unwrap();
@@ -38,6 +41,7 @@ pub fn test_config(dir: &TempDir) -> Config {
     cfg.storage.data_dir = dir.path().to_path_buf();
     cfg.demo.records = 600;
     cfg.rate_limit.enabled = false;
+    with_admin(&mut cfg);
     cfg
 }
 
@@ -88,6 +92,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
 pub async fn spawn_in(cfg: Config) -> TestApp {
     let app = App::build(cfg).await.expect("app builds");
     let addr = app.local_addr();
+    let store = app.store().clone();
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(app.run_until_stopped(async move {
         let _ = rx.await;
@@ -95,6 +100,7 @@ pub async fn spawn_in(cfg: Config) -> TestApp {
     let client = reqwest::Client::builder().no_gzip().build().unwrap();
     let t = TestApp {
         addr,
+        store,
         client,
         dir: None,
         helper_admin: tokio::sync::OnceCell::new(),
@@ -157,6 +163,23 @@ impl TestApp {
         r.json().await.unwrap()
     }
 
+    /// The signed-in default: one access token of the bootstrap admin, made once per app.
+    pub async fn token(&self) -> &str {
+        self.helper_admin.get_or_init(|| self.admin_token()).await
+    }
+
+    /// POST as the signed-in default.
+    pub async fn post_signed(&self, path: &str, body: &Value) -> reqwest::Response {
+        let token = self.token().await;
+        self.post_as(path, token, body).await
+    }
+
+    /// GET as the signed-in default.
+    pub async fn get_signed(&self, path: &str) -> reqwest::Response {
+        let token = self.token().await;
+        self.get_as(path, token).await
+    }
+
     /// An access token of the bootstrap admin.
     pub async fn admin_token(&self) -> String {
         self.tokens(ADMIN_EMAIL, ADMIN_PASSWORD).await["token_acesso"].as_str().unwrap().to_string()
@@ -172,7 +195,7 @@ impl TestApp {
         static N: AtomicUsize = AtomicUsize::new(0);
         let email = format!("{role}-{}@vigia.test", N.fetch_add(1, Ordering::Relaxed));
         let password = format!("pw-{role}-{}", uuid::Uuid::new_v4());
-        let admin = self.helper_admin.get_or_init(|| self.admin_token()).await;
+        let admin = self.token().await;
         let body = serde_json::json!({"email": email, "senha": password, "funcao": role, "premium": premium});
         let r = self.post_as("/api/v1/auth/register", admin, &body).await;
         assert_eq!(r.status(), 201, "register {role}");
@@ -186,17 +209,18 @@ impl TestApp {
         }
     }
 
-    /// Starts an investigation (English route) and returns its id.
+    /// Starts an investigation (English route) as the signed-in default and returns its id.
     pub async fn start(&self, body: Value) -> String {
-        let r = self.post("/api/v1/investigations/start", &body).await;
+        let r = self.post_signed("/api/v1/investigations/start", &body).await;
         assert_eq!(r.status(), 201);
         let v: Value = r.json().await.unwrap();
         v["investigation_id"].as_str().unwrap().to_string()
     }
 
-    /// Reads an SSE stream to its end (or `limit` events).
+    /// Reads an SSE stream to its end (or `limit` events) as the signed-in default.
     pub async fn events(&self, path: &str, last_event_id: Option<u64>, limit: usize) -> Vec<Event> {
-        let mut req = self.client.get(self.url(path)).header("accept", "text/event-stream");
+        let token = self.token().await;
+        let mut req = self.client.get(self.url(path)).bearer_auth(token).header("accept", "text/event-stream");
         if let Some(id) = last_event_id {
             req = req.header("last-event-id", id.to_string());
         }
@@ -217,7 +241,7 @@ impl TestApp {
     /// Polls until the investigation leaves `processing`.
     pub async fn wait_done(&self, id: &str) -> Value {
         for _ in 0..3000 {
-            let v: Value = self.get(&format!("/api/v1/investigations/{id}/status")).await.json().await.unwrap();
+            let v: Value = self.get_signed(&format!("/api/v1/investigations/{id}/status")).await.json().await.unwrap();
             if v["status"] != "processing" && v["status"] != "pending" {
                 return v;
             }

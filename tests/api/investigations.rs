@@ -12,7 +12,7 @@ fn saude() -> Value {
 #[tokio::test]
 async fn start_answers_at_once_with_an_id_and_a_stream_url() {
     let app = spawn_app().await;
-    let r = app.post("/api/v1/investigations/start", &saude()).await;
+    let r = app.post_signed("/api/v1/investigations/start", &saude()).await;
     assert_eq!(r.status(), 201);
     let v: Value = r.json().await.unwrap();
     let id = v["investigation_id"].as_str().unwrap();
@@ -22,7 +22,7 @@ async fn start_answers_at_once_with_an_id_and_a_stream_url() {
     assert_eq!(v["stream_url"], format!("/api/v1/investigations/stream/{id}"));
     app.wait_done(id).await;
     // Once a run was measured, the estimate is the start plus the measured duration.
-    let v: Value = app.post("/api/v1/investigations/start", &saude()).await.json().await.unwrap();
+    let v: Value = app.post_signed("/api/v1/investigations/start", &saude()).await.json().await.unwrap();
     assert!(v["estimated_completion"].as_str().unwrap().ends_with('Z'), "{v}");
 }
 
@@ -48,7 +48,7 @@ async fn the_stream_sends_sequenced_progress_anomaly_insight_and_complete_events
         assert!(anomaly.get(key).is_some(), "{key} in {anomaly}");
     }
     let complete: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
-    let results: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    let results: Value = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert_eq!(complete["total_anomalies"], results["summary"]["total_anomalies"]);
     let used: Vec<&str> = complete["agents_used"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
     assert_eq!(&used[..2], &["zumbi", "anita"], "agents report in plan order: {used:?}");
@@ -77,7 +77,7 @@ async fn results_carry_every_field_of_the_spec_with_evidence() {
     assert_eq!(status["progress"]["phases_completed"].as_array().unwrap().len(), 7);
     let invoked = status["statistics"]["agents_invoked"].as_u64().unwrap();
     assert!(invoked >= 2, "every implemented agent covering a wanted type runs: {invoked}");
-    let v: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    let v: Value = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert_eq!(v["metadata"]["query"], "contratos do Ministério da Saúde");
     assert_eq!(v["metadata"]["demo_mode"], true);
     assert_eq!(v["metadata"]["source"], "demo_data");
@@ -104,7 +104,7 @@ async fn results_carry_every_field_of_the_spec_with_evidence() {
 async fn the_portuguese_variant_speaks_portuguese_end_to_end() {
     let app = spawn_app().await;
     let r = app
-        .post(
+        .post_signed(
             "/api/v1/investigacoes/iniciar",
             &json!({"consulta": "contratos da saúde", "fonte_dados": "portal_transparencia"}),
         )
@@ -117,16 +117,16 @@ async fn the_portuguese_variant_speaks_portuguese_end_to_end() {
     let events = app.events(&format!("/api/v1/investigacoes/stream/{id}"), None, 10_000).await;
     assert_eq!(events[0].event, "progresso");
     assert_eq!(events.last().unwrap().event, "completo");
-    let s: Value = app.get(&format!("/api/v1/investigacoes/{id}/status")).await.json().await.unwrap();
+    let s: Value = app.get_signed(&format!("/api/v1/investigacoes/{id}/status")).await.json().await.unwrap();
     assert_eq!(s["status"], "concluida");
     assert!(s["progresso"]["porcentagem"].is_number() && s["estatisticas"]["registros_processados"].is_number());
-    let r: Value = app.get(&format!("/api/v1/investigacoes/{id}/resultados")).await.json().await.unwrap();
+    let r: Value = app.get_signed(&format!("/api/v1/investigacoes/{id}/resultados")).await.json().await.unwrap();
     assert!(r["resumo"]["por_severidade"]["critica"].is_number());
     assert!(r["resumo"]["por_tipo"]["anomalia_preco"].is_number());
     let a = &r["anomalias"][0];
     assert!(a["tipo"].as_str().unwrap().starts_with("anomalia_") || a["tipo"] == "violacao_conformidade");
     assert!(a["entidades_afetadas"]["primaria"].is_object());
-    let list: Value = app.get("/api/v1/investigacoes?limite=5&pagina=1").await.json().await.unwrap();
+    let list: Value = app.get_signed("/api/v1/investigacoes?limite=5&pagina=1").await.json().await.unwrap();
     assert_eq!(list["dados"][0]["id_investigacao"], id.as_str());
     assert_eq!(list["meta"]["limite"], 5);
 }
@@ -146,19 +146,19 @@ async fn three_finished_runs() -> (crate::helpers::TestApp, Vec<String>) {
 #[tokio::test]
 async fn the_list_filters_sorts_and_pages() {
     let (app, ids) = three_finished_runs().await;
-    let v: Value = app.get("/api/v1/investigations?limit=2&page=1&sort=created_at").await.json().await.unwrap();
+    let v: Value = app.get_signed("/api/v1/investigations?limit=2&page=1&sort=created_at").await.json().await.unwrap();
     assert_eq!(v["meta"], json!({"total": 3, "page": 1, "limit": 2, "pages": 2}));
     assert_eq!(v["data"][0]["investigation_id"], ids[0].as_str());
     let path = "/api/v1/investigations?limit=2&sort=created_at";
     let expected = json!({"first": format!("{path}&page=1"), "prev": null, "next": format!("{path}&page=2"), "last": format!("{path}&page=2")});
     assert_eq!(v["links"], expected);
-    let v: Value = app.get(v["links"]["next"].as_str().unwrap()).await.json().await.unwrap();
+    let v: Value = app.get_signed(v["links"]["next"].as_str().unwrap()).await.json().await.unwrap();
     assert_eq!(v["data"][0]["investigation_id"], ids[2].as_str());
     assert_eq!((v["links"]["prev"].as_str(), v["links"]["next"].as_str()), (Some(&*format!("{path}&page=1")), None));
     let v: Value =
-        app.get("/api/v1/investigations?status=completed&min_anomalies=1&limit=100").await.json().await.unwrap();
+        app.get_signed("/api/v1/investigations?status=completed&min_anomalies=1&limit=100").await.json().await.unwrap();
     assert_eq!(v["meta"]["total"], 3);
-    let v: Value = app.get("/api/v1/investigations?status=failed").await.json().await.unwrap();
+    let v: Value = app.get_signed("/api/v1/investigations?status=failed").await.json().await.unwrap();
     assert_eq!(v["meta"]["total"], 0);
 }
 
@@ -171,7 +171,7 @@ async fn too_few_records_fail_the_run_with_insufficient_data() {
     let s = app.wait_done(&id).await;
     assert_eq!(s["status"], "failed");
     assert_eq!(s["error"]["code"], "INSUFFICIENT_DATA");
-    let r = app.get(&format!("/api/v1/investigations/{id}/results")).await;
+    let r = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await;
     assert_eq!(r.status(), 422);
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["error"]["code"], "INSUFFICIENT_DATA");
@@ -205,7 +205,7 @@ async fn results_of_a_running_investigation_are_in_progress_and_its_owner_can_ca
 #[tokio::test]
 async fn the_cursor_list_walks_from_the_newest_back_to_the_oldest() {
     let (app, ids) = three_finished_runs().await;
-    let first: Value = app.get("/api/v1/investigations/paginated?limit=2").await.json().await.unwrap();
+    let first: Value = app.get_signed("/api/v1/investigations/paginated?limit=2").await.json().await.unwrap();
     let listed = |v: &Value| -> Vec<String> {
         v["items"].as_array().unwrap().iter().map(|i| i["investigation_id"].as_str().unwrap().to_string()).collect()
     };
@@ -214,11 +214,15 @@ async fn the_cursor_list_walks_from_the_newest_back_to_the_oldest() {
     assert!(first["next_cursor"].is_null());
     assert_eq!(first["metadata"]["direction"], "prev");
     let cursor = first["prev_cursor"].as_str().unwrap();
-    let older: Value =
-        app.get(&format!("/api/v1/investigations/paginated?limit=2&cursor={cursor}")).await.json().await.unwrap();
+    let older: Value = app
+        .get_signed(&format!("/api/v1/investigations/paginated?limit=2&cursor={cursor}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(listed(&older), ids[..1].to_vec());
     assert_eq!(older["has_more"], false);
-    let bad = app.get("/api/v1/investigations/paginated?cursor=nonsense").await;
+    let bad = app.get_signed("/api/v1/investigations/paginated?cursor=nonsense").await;
     assert_eq!(bad.status(), 400);
     assert_eq!(bad.json::<Value>().await.unwrap()["error"]["details"]["field"], "cursor");
 }
@@ -234,13 +238,35 @@ async fn finished_investigations_past_their_retention_are_pruned_by_the_backgrou
     app.wait_done(&id).await;
     let mut status = 200;
     for _ in 0..100 {
-        status = app.get(&format!("/api/v1/investigations/{id}/status")).await.status().as_u16();
+        status = app.get_signed(&format!("/api/v1/investigations/{id}/status")).await.status().as_u16();
         if status == 404 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(status, 404, "pruned within a few passes");
-    let stream = app.get(&format!("/api/v1/investigations/stream/{id}")).await;
+    let stream = app.get_signed(&format!("/api/v1/investigations/stream/{id}")).await;
     assert_eq!(stream.status(), 404, "its events went with it");
+}
+
+#[tokio::test]
+async fn status_and_list_read_the_small_head_record_and_never_decode_results() {
+    let (app, ids) = three_finished_runs().await;
+    let before = app.store.full_reads();
+    for id in &ids {
+        let v: Value = app.get_signed(&format!("/api/v1/investigations/{id}/status")).await.json().await.unwrap();
+        assert_eq!(v["status"], "completed");
+        assert!(v["statistics"]["anomalies_found"].as_u64().unwrap() > 0, "{v}");
+        let v: Value = app.get_signed(&format!("/api/v1/investigacoes/{id}/status")).await.json().await.unwrap();
+        assert_eq!(v["status"], "concluida");
+    }
+    let v: Value =
+        app.get_signed("/api/v1/investigations?sort=-risk_score&min_anomalies=1").await.json().await.unwrap();
+    assert_eq!(v["meta"]["total"], 3);
+    assert!(v["data"][0]["risk_score"].is_number() && v["data"][0]["query"].is_string(), "{v}");
+    let v: Value = app.get_signed("/api/v1/investigations/paginated?limit=2").await.json().await.unwrap();
+    assert_eq!(v["total_items"], 3);
+    assert_eq!(app.store.full_reads(), before, "no full record (with its results) was decoded");
+    app.get_signed(&format!("/api/v1/investigations/{}/results", ids[0])).await;
+    assert_eq!(app.store.full_reads(), before + 1, "results do read the full record");
 }

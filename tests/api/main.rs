@@ -15,6 +15,7 @@ mod concurrency;
 mod crash;
 mod durable;
 mod errors;
+mod first_start;
 mod health;
 mod helpers;
 mod investigations;

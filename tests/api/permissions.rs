@@ -18,6 +18,16 @@ async fn start(app: &TestApp, token: Option<&str>) -> reqwest::Response {
     }
 }
 
+/// A public investigation: anonymous HTTP calls cannot start one (401), an anonymous chat
+/// turn can, and it belongs to no one.
+async fn public(app: &TestApp) -> String {
+    let events =
+        crate::chat::turn(app, json!({"message": "Investigue contratos suspeitos do Ministério da Saúde em 2024"}))
+            .await;
+    let done = &events.last().expect("the turn ends").1;
+    done["investigation_id"].as_str().expect("the chat started an investigation").to_string()
+}
+
 async fn id_of(r: reqwest::Response) -> String {
     assert_eq!(r.status(), 201);
     r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string()
@@ -36,7 +46,7 @@ async fn each_role_may_start_investigations_as_its_permissions_say() {
         }
     }
     assert_eq!(start(&app, Some(&admin)).await.status(), 201);
-    assert_eq!(start(&app, None).await.status(), 201, "anonymous runs are allowed and public");
+    en_error(start(&app, None).await, 401, "UNAUTHORIZED").await;
 }
 
 #[tokio::test]
@@ -54,7 +64,7 @@ async fn an_owned_investigation_is_readable_by_its_owner_and_admins_only() {
     en_error(app.get(&path).await, 401, "UNAUTHORIZED").await;
     let pt = format!("/api/v1/investigacoes/{id}/resultados");
     pt_error(app.get_as(&pt, &other.token).await, 403, "PERMISSOES_INSUFICIENTES").await;
-    let public = id_of(start(&app, None).await).await;
+    let public = public(&app).await;
     let public_path = format!("/api/v1/investigations/{public}/status");
     assert_eq!(app.get_as(&public_path, &viewer.token).await.status(), 200);
     assert_eq!(app.get(&public_path).await.status(), 200);
@@ -67,7 +77,7 @@ async fn the_list_shows_users_their_own_runs_admins_everything_and_anonymous_cal
     let admin = app.admin_token().await;
     let mine = id_of(start(&app, Some(&a.token)).await).await;
     let theirs = id_of(start(&app, Some(&b.token)).await).await;
-    let public = id_of(start(&app, None).await).await;
+    let public = public(&app).await;
     let ids = |v: Value| -> Vec<String> {
         v["data"].as_array().unwrap().iter().map(|i| i["investigation_id"].as_str().unwrap().to_string()).collect()
     };
@@ -77,6 +87,9 @@ async fn the_list_shows_users_their_own_runs_admins_everything_and_anonymous_cal
     assert_eq!(seen, vec![public.clone()]);
     let seen = ids(app.get_as("/api/v1/investigations?limit=100", &admin).await.json().await.unwrap());
     assert_eq!(seen.len(), 3);
+    // A public investigation belongs to no one: only an admin may cancel it.
+    let r = app.delete_as(&format!("/api/v1/investigations/{public}"), &a.token).await;
+    en_error(r, 403, "PERMISSOES_INSUFICIENTES").await;
 }
 
 #[tokio::test]
@@ -92,9 +105,6 @@ async fn cancelling_needs_the_delete_permission_and_ownership_or_an_admin() {
     assert_eq!(app.delete_as(&path, &owner.token).await.status(), 200);
     let second = id_of(start(&app, Some(&owner.token)).await).await;
     assert_eq!(app.delete_as(&format!("/api/v1/investigations/{second}"), &admin).await.status(), 200);
-    let public = id_of(start(&app, None).await).await;
-    let r = app.delete_as(&format!("/api/v1/investigations/{public}"), &owner.token).await;
-    en_error(r, 403, "PERMISSOES_INSUFICIENTES").await;
 }
 
 #[tokio::test]
@@ -126,7 +136,12 @@ async fn a_service_api_key_authenticates_as_its_account_until_revoked() {
     let with_key = |path: &str| app.client.get(app.url(path)).header("x-api-key", key);
     let me: Value = with_key("/api/v1/auth/me").send().await.unwrap().json().await.unwrap();
     assert_eq!(me["email"], service.email);
-    let r = app.client.post(app.url("/api/v1/investigations/start")).header("x-api-key", key).json(&query());
+    let r = app
+        .client
+        .post(app.url("/api/v1/investigations/start"))
+        .bearer_auth(app.token().await)
+        .header("x-api-key", key)
+        .json(&query());
     assert_eq!(r.send().await.unwrap().status(), 201);
     let listed: Value = app.get_as("/api/v1/admin/api-keys", &admin).await.json().await.unwrap();
     assert!(listed.to_string().contains("etl") && !listed.to_string().contains(key), "the key is shown once");

@@ -21,6 +21,7 @@ async fn shutdown_ends_open_streams_and_running_work_resumes_at_next_start() {
     let resp = app
         .client
         .get(app.url(&format!("/api/v1/investigations/stream/{id}")))
+        .bearer_auth(app.token().await)
         .header("accept", "text/event-stream")
         .send()
         .await
@@ -51,7 +52,7 @@ async fn shutdown_ends_open_streams_and_running_work_resumes_at_next_start() {
     let again = spawn_in(cfg).await;
     let status = again.wait_done(&id).await;
     assert_eq!(status["status"], "completed", "{status}");
-    let results: Value = again.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    let results: Value = again.get_signed(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert!(results["summary"]["total_anomalies"].as_u64().unwrap() > 0);
     again.shutdown().await;
 }

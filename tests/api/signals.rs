@@ -4,7 +4,7 @@
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use crate::crash::{free_port, serve_with, start_anonymous, wait_ready};
+use crate::crash::{admin_token, free_port, serve_with, start_signed, wait_ready};
 
 /// Far more contracts than the test could wait for: the run is still generating when stopped.
 const HUGE: usize = 5_000_000;
@@ -16,7 +16,8 @@ async fn busy_server(dir: &std::path::Path, grace_secs: &str) -> Child {
     let child = serve_with(dir, port, HUGE, &[("VIGIA__SERVER__SHUTDOWN_GRACE_SECS", grace_secs)]);
     let client = reqwest::Client::new();
     wait_ready(&client, &base).await;
-    start_anonymous(&client, &base).await;
+    let token = admin_token(&client, &base).await;
+    start_signed(&client, &base, &token).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     child
 }

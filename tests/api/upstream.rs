@@ -79,7 +79,7 @@ async fn production_mode_reads_the_upstream_with_the_key_header_and_says_so() {
         .await;
     let s = app.wait_done(&id).await;
     assert_eq!(s["status"], "completed", "{s}");
-    let body = app.get(&format!("/api/v1/investigations/{id}/results")).await.text().await.unwrap();
+    let body = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await.text().await.unwrap();
     assert!(!body.contains(KEY), "the key never reaches a client");
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["metadata"]["source"], "portal_transparencia_api");
@@ -91,7 +91,7 @@ async fn production_mode_reads_the_upstream_with_the_key_header_and_says_so() {
     let upstream = &h["components"]["upstream"];
     assert_eq!((upstream["status"].as_str(), upstream["mode"].as_str()), (Some("healthy"), Some("production")), "{h}");
     assert!(upstream["latency_ms"].as_f64().unwrap() >= 0.0, "the upstream is checked, not assumed");
-    let r = app.post("/api/v1/investigations/start", &json!({"query": "x", "data_source": "tcu"})).await;
+    let r = app.post_signed("/api/v1/investigations/start", &json!({"query": "x", "data_source": "tcu"})).await;
     assert_eq!(r.status(), 400);
     assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], "INVALID_DATA_SOURCE");
 }
@@ -109,7 +109,7 @@ async fn an_upstream_failure_falls_back_to_demo_data_as_completed_fallback() {
         app.start(json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia"})).await;
     let s = app.wait_done(&id).await;
     assert_eq!(s["status"], "completed_fallback", "{s}");
-    let v: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    let v: Value = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     assert_eq!(v["metadata"]["demo_mode"], true);
     assert_eq!(v["metadata"]["source"], "demo_data");
     assert!(v["metadata"]["fallback_reason"].as_str().unwrap().contains("503"));

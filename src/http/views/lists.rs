@@ -5,22 +5,22 @@
 use serde_json::{Value, json};
 
 use super::{obj, opt_ts, status, ts};
-use crate::domain::Investigation;
+use crate::domain::InvestigationHead;
 use crate::domain::cursor::CursorPage;
 use crate::http::error::Lang;
 use crate::service::investigations::Page;
 
 /// One investigation as a list item.
-fn item(lang: Lang, inv: &Investigation) -> Value {
+fn item(lang: Lang, inv: &InvestigationHead) -> Value {
     obj(
         lang,
         vec![
             ("investigation_id", "id_investigacao", json!(inv.id)),
-            ("query", "consulta", json!(inv.request.query)),
+            ("query", "consulta", json!(inv.query)),
             ("status", "status", json!(status(lang, inv.status))),
-            ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found())),
-            ("risk_score", "pontuacao_risco", json!(inv.risk_score())),
-            ("data_source", "fonte_dados", json!(inv.request.data_source)),
+            ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found)),
+            ("risk_score", "pontuacao_risco", json!(inv.risk_score)),
+            ("data_source", "fonte_dados", json!(inv.data_source)),
             ("created_at", "criado_em", json!(ts(&inv.created_at))),
             ("completed_at", "concluido_em", opt_ts(&inv.completed_at)),
         ],
@@ -28,7 +28,7 @@ fn item(lang: Lang, inv: &Investigation) -> Value {
 }
 
 /// The cursor page of investigations.
-pub fn cursor_list(lang: Lang, page: &CursorPage<Investigation>) -> Value {
+pub fn cursor_list(lang: Lang, page: &CursorPage<InvestigationHead>) -> Value {
     obj(
         lang,
         vec![

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use vigia_agents::Anomaly;
 
 use super::error::Lang;
-use crate::domain::{Investigation, Phase, Status};
+use crate::domain::{Investigation, InvestigationHead, Phase, Status};
 use crate::service::investigations::{Cancelled, Started};
 
 mod events;
@@ -63,8 +63,8 @@ pub fn started(lang: Lang, s: &Started) -> Value {
     )
 }
 
-/// InvestigationStatus.
-pub fn status_view(lang: Lang, inv: &Investigation) -> Value {
+/// InvestigationStatus, from the head (results are never read for it).
+pub fn status_view(lang: Lang, inv: &InvestigationHead) -> Value {
     let p = &inv.progress;
     let processing_ms = match (inv.started_at, inv.completed_at) {
         (Some(s), Some(c)) => (c - s).num_milliseconds().max(0),
@@ -109,7 +109,7 @@ pub fn status_view(lang: Lang, inv: &Investigation) -> Value {
                     lang,
                     vec![
                         ("records_processed", "registros_processados", json!(p.records_processed)),
-                        ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found())),
+                        ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found)),
                         ("agents_invoked", "agentes_invocados", json!(p.agents_invoked)),
                         ("processing_time_ms", "tempo_processamento_ms", json!(processing_ms)),
                     ],

@@ -81,6 +81,21 @@ impl AuthService {
         }
     }
 
+    /// On a first start (no user at all), creates the admin `email` with a generated password
+    /// and returns that password, which is stored only as its hash; `None` once any user exists.
+    pub async fn first_admin(&self, email: &str) -> Result<Option<String>> {
+        if !self.store.has_no_users() {
+            return Ok(None);
+        }
+        let email = Email::parse(email, "email")?;
+        let pw = secret::new_password();
+        match self.create_user(email, pw.clone(), Role::Admin, false).await {
+            Ok(_) => Ok(Some(pw)),
+            Err(e) if e.code == ErrorCode::Conflict => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Changes the caller's password after checking the current one (under the failed-login
     /// schedule) and ends every other session of theirs. Returns how many sessions ended.
     pub async fn change_password(

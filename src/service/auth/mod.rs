@@ -10,6 +10,7 @@
 //! refresh token that was already rotated ends the whole session (its token family).
 
 mod account;
+mod hashers;
 mod login;
 mod tokens;
 
@@ -62,10 +63,7 @@ pub struct AuthService {
     settings: Settings,
 }
 
-/// Runs CPU-heavy work (Argon2) on the blocking pool so request threads stay free.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f).await.map_err(Error::internal)
-}
+use hashers::blocking;
 
 impl AuthService {
     /// Builds the facade over the store and the signing keys.

@@ -125,19 +125,18 @@ fn status_lines(svc: &ChatService, acc: &Accepted) -> Vec<String> {
             .iter()
             .flat_map(|m| m.investigation_ids.iter().rev().take(5))
             .filter_map(|id| crate::domain::InvestigationId::parse(id))
-            .filter_map(|id| svc.investigations.get(id, None).ok())
+            .filter_map(|id| svc.investigations.head(id, None).ok())
             .collect(),
     };
     invs.truncate(5);
     invs.iter()
         .map(|i| {
-            let found = i.results.as_ref().map_or(i.progress.anomalies_found, |r| r.anomalies.len());
             format!(
                 "{} — {} — {} ({} anomalias, {:.0}%)",
                 i.id,
                 i.status.as_str(),
-                i.request.query,
-                found,
+                i.query,
+                i.anomalies_found,
                 i.progress.percentage
             )
         })
