@@ -33,9 +33,14 @@ impl Store {
         super::get(&self.heads, id.0.as_bytes())
     }
 
-    /// The head of every investigation, oldest first.
+    /// The head of every investigation, oldest first (the list routes' scan, timed as
+    /// `investigations.list`).
     pub fn heads(&self) -> Result<Vec<InvestigationHead>, StorageError> {
-        super::scan(&self.heads, &[])
+        self.stats.time(
+            "investigations.list",
+            || super::scan(&self.heads, &[]),
+            |r: &Result<Vec<InvestigationHead>, StorageError>| r.as_ref().map_or(0, |v| v.len() as u64),
+        )
     }
 
     /// Full investigation records decoded since the store opened: the status and list views

@@ -140,15 +140,27 @@ async fn an_orchestration_runs_every_step_of_the_plan_and_a_report_renders_an_in
     let id =
         app.start(json!({"query": "contratos do Ministério da Saúde", "data_source": "portal_transparencia"})).await;
     app.wait_done(&id).await;
-    let r = app.get(&format!("/api/v1/reports/generate?investigation_id={id}")).await;
+    let r = app.get_signed(&format!("/api/v1/reports/generate?investigation_id={id}")).await;
     assert_eq!(r.status(), 200);
     assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/markdown"));
     let md = r.text().await.unwrap();
     assert!(md.starts_with("# ") && md.contains(&id), "{}", &md[..200.min(md.len())]);
-    let html =
-        app.get(&format!("/api/v1/reports/generate?investigation_id={id}&format=html")).await.text().await.unwrap();
-    assert!(html.contains("<html") && html.contains("</html>"));
-    assert_eq!(app.get(&format!("/api/v1/reports/generate?investigation_id={id}&format=pdf")).await.status(), 400);
+    let html = app
+        .get_signed(&format!("/api/v1/reports/generate?investigation_id={id}&format=html"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("<html") && html.contains("</html>"), "{}", &html[..300.min(html.len())]);
+    assert_eq!(
+        app.get_signed(&format!("/api/v1/reports/generate?investigation_id={id}&format=pdf")).await.status(),
+        400
+    );
+    assert_eq!(
+        app.get(&format!("/api/v1/reports/generate?investigation_id={id}")).await.status(),
+        401,
+        "an owned run's report"
+    );
     assert_eq!(app.get("/api/v1/reports/generate").await.status(), 400);
     app.shutdown().await;
 }
