@@ -110,6 +110,7 @@ impl App {
             core.provider.clone(),
             std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
         ));
+        let reports = Arc::new(ReportService::new(core.investigations.clone()));
         let state = AppState {
             services: Services {
                 investigations: core.investigations.clone(),
@@ -117,11 +118,12 @@ impl App {
                 auth,
                 admin: admin.clone(),
                 agents: agents.clone(),
-                reports: Arc::new(ReportService::new(core.investigations.clone())),
+                reports: reports.clone(),
                 chat: Arc::new(ChatService::new(
                     core.store.clone(),
                     core.investigations.clone(),
                     agents,
+                    reports,
                     !core.provider.production_mode(),
                 )),
                 whitelist: Arc::new(whitelist),

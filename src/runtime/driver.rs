@@ -231,6 +231,7 @@ async fn analyse(
     let mut failed: Vec<(String, String)> = Vec::new();
     // One run of each detector serves every agent that uses it.
     let findings = Arc::new(FindingsCache::new());
+    let question: Arc<str> = Arc::from(question);
     for (idx, agent) in agents.iter().copied().enumerate() {
         let tx = progress_tx.clone();
         let job = Job {
@@ -241,7 +242,7 @@ async fn analyse(
                 let _ = tx.send((idx, f));
             }),
             findings: findings.clone(),
-            question: Some(Arc::from(question)),
+            question: Some(question.clone()),
         };
         let (pool, calls, timeout) = (deps.pool.clone(), deps.calls.clone(), deps.analysis_timeout);
         // Each agent leases, analyses and returns its lease in its own future: under a cap

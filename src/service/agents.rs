@@ -179,14 +179,16 @@ impl AgentService {
         }
     }
 
-    /// The data a request names, filtered as an investigation filters it.
-    pub async fn data(&self, req: &AgentRequest) -> Result<(Arc<Dataset>, Provenance)> {
+    /// The data a request names, filtered as an investigation filters it, with where it came
+    /// from and the detection parameters the request asks for.
+    pub async fn data(&self, req: &AgentRequest) -> Result<(Arc<Dataset>, Provenance, DetectionParams)> {
         let inv = req.to_investigation()?;
         let batch = self.provider.fetch(&inv.data_query()).await.map_err(|e| {
             Error::new(ErrorCode::InvalidDataSource, format!("no data could be collected: {e}"))
                 .with("data_source", inv.source().as_str())
         })?;
-        Ok((Arc::new(inv.filters.apply(batch.dataset)), batch.provenance))
+        let params = inv.detection_params();
+        Ok((Arc::new(inv.filters.apply(batch.dataset)), batch.provenance, params))
     }
 
     /// Runs `agent_name` over the data `req` names (or answers from an identical recent call).
@@ -215,8 +217,7 @@ impl AgentService {
             hit.cache_hit = true;
             return Ok(hit);
         }
-        let (dataset, provenance) = self.data(req).await?;
-        let params = req.to_investigation()?.detection_params();
+        let (dataset, provenance, params) = self.data(req).await?;
         let answer = self.run(agent, dataset, params, req.query.clone(), &provenance, None).await?;
         self.remember(key, answer.clone());
         Ok(answer)

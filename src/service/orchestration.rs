@@ -134,8 +134,7 @@ impl AgentService {
             route.agent = lead;
         }
         let plan = vigia_agents::conversation::abaporu::plan(&route);
-        let (dataset, provenance) = self.data(req).await?;
-        let params = req.to_investigation()?.detection_params();
+        let (dataset, provenance, params) = self.data(req).await?;
         let steps: Vec<StepResult> =
             execute(self.clone(), plan.clone(), dataset.clone(), params, Some(query.clone()), provenance.clone())
                 .collect()

@@ -24,6 +24,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 pub use events::{ChatEvent, ChatEventKind};
 
+use super::reports::ReportService;
 use super::{AgentService, InvestigationService};
 use crate::domain::Principal;
 use crate::domain::chat::ChatSessionId;
@@ -84,22 +85,26 @@ pub struct ChatService {
     pub(crate) store: Store,
     pub(crate) investigations: Arc<InvestigationService>,
     pub(crate) agents: Arc<AgentService>,
+    pub(crate) reports: Arc<ReportService>,
     pub(crate) demo: bool,
 }
 
 impl ChatService {
     /// Builds the facade (routing with the agents' router).
-    pub fn new(store: Store, investigations: Arc<InvestigationService>, agents: Arc<AgentService>, demo: bool) -> Self {
-        ChatService { store, investigations, agents, demo }
+    pub fn new(
+        store: Store,
+        investigations: Arc<InvestigationService>,
+        agents: Arc<AgentService>,
+        reports: Arc<ReportService>,
+        demo: bool,
+    ) -> Self {
+        ChatService { store, investigations, agents, reports, demo }
     }
 
     /// tiradentes' report of a finished investigation, cut into the sections a chat answer
     /// streams.
     pub(crate) fn report_sections(&self, id: &str, viewer: Option<&Principal>) -> crate::error::Result<Vec<String>> {
-        let id =
-            crate::domain::InvestigationId::parse(id).ok_or_else(|| Error::validation("investigation_id", "a UUID"))?;
-        let inv = self.investigations.get(id, viewer)?;
-        let report = vigia_agents::agents::tiradentes::render_report(&super::reports::input_of(&inv)?);
+        let report = self.reports.investigation(id, viewer)?;
         Ok(super::reports::sections(&report.markdown))
     }
 

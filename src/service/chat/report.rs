@@ -97,8 +97,7 @@ pub(super) async fn plan(
     let head = if pt { "Plano" } else { "Plan" };
     out.chunk(format!("{} **{head}:** {}", drummond::opening(route, svc.demo), steps.join(" → ")), 3.0).await;
     let ask = agent_request(message, route);
-    let (dataset, provenance) = svc.agents.data(&ask).await?;
-    let params = ask.to_investigation()?.detection_params();
+    let (dataset, provenance, params) = svc.agents.data(&ask).await?;
     let total = plan.steps.len().max(1) as f64;
     let mut done = 0.0;
     let mut anomalies = Vec::new();
