@@ -112,7 +112,7 @@ impl Actor for AgentHost {
                 let agent = st.agent.clone();
                 let shared = st.shared.clone();
                 tokio::spawn(async move {
-                    let run = tokio::task::spawn_blocking(move || {
+                    let run = super::work::spawn_blocking(move || {
                         let working = WorkingSet::new(&shared);
                         let progress = |f: f32| {
                             working.publish();

@@ -20,6 +20,7 @@ mod orchestrator;
 mod pool;
 pub mod reports;
 pub mod run_times;
+pub mod work;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -64,7 +64,9 @@ impl Actor for Orchestrator {
                 let (done_tx, done) = watch::channel(false);
                 let deps = st.deps.clone();
                 let c = control.clone();
-                let task = tokio::spawn(async move {
+                // On the work pool (below the request threads' priority), with the demo data it
+                // generates on that pool's blocking threads.
+                let task = super::work::spawn(async move {
                     driver::run(deps, *inv, c).await;
                     let _ = done_tx.send(true);
                     let _ = me.cast(OrchMsg::Finished(id));

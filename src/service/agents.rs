@@ -21,7 +21,7 @@ use crate::domain::investigation::Provenance;
 use crate::domain::ports::DataProvider;
 use crate::error::{Error, ErrorCode, Result};
 use crate::runtime::calls::CallStats;
-use crate::runtime::{AgentCall, RuntimeHandle};
+use crate::runtime::{AgentCall, RuntimeHandle, work};
 
 /// Audit records the security review reads at most (the newest).
 const AUDIT_REVIEWED: usize = 20_000;
@@ -259,7 +259,7 @@ impl AgentService {
 
     /// The engine over records a client sent (any shape `vigia detect` reads).
     pub async fn detect(&self, body: serde_json::Value, params: DetectionParams) -> Result<DetectAnswer> {
-        let dataset = tokio::task::spawn_blocking(move || vigia_agents::model::records_text::records_from_value(&body))
+        let dataset = work::spawn_blocking(move || vigia_agents::model::records_text::records_from_value(&body))
             .await
             .map_err(Error::internal)?
             .map_err(|e| Error::validation("records", e.to_string()))?;
@@ -268,7 +268,7 @@ impl AgentService {
         }
         let started = Instant::now();
         let records = dataset.len();
-        let result = tokio::task::spawn_blocking(move || {
+        let result = work::spawn_blocking(move || {
             vigia_agents::engine::analyse(&dataset, &params, &vigia_agents::CancelFlag::new())
         })
         .await

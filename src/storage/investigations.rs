@@ -1,17 +1,21 @@
 //! Investigations and their event logs, behind the domain's `InvestigationStore` port, and
-//! the head of every investigation beside its full record (written in one transaction) for the
-//! status and list views.
+//! the head of every investigation beside its full record for the status and list views.
+//!
+//! The record and its head are two plain inserts, not a sled transaction: a transaction (like
+//! `apply_batch`) takes sled 0.34's process-wide concurrency lock for writing, and a flush holds
+//! that lock for reading while it waits on sled's log flusher, which asks for it again behind
+//! the queued writer: the three wait on each other for good (seen under the test suite's
+//! concurrent apps). Instead the id is marked pending before the two writes and unmarked after;
+//! sled recovers a prefix of the writes after a crash, so a head left stale by a crash between
+//! them is still marked, and the store rewrites it from the record when it opens.
 
 use std::sync::atomic::Ordering;
-
-use futures::FutureExt;
-use futures::future::BoxFuture;
-use sled::Transactional;
-use sled::transaction::TransactionError;
 
 use super::{StorageError, Store, decode, encode};
 use crate::domain::ports::{InvestigationStore, PortError};
 use crate::domain::{Investigation, InvestigationEvent, InvestigationHead, InvestigationId};
+use futures::FutureExt;
+use futures::future::BoxFuture;
 
 impl From<StorageError> for PortError {
     fn from(e: StorageError) -> Self {
@@ -49,6 +53,20 @@ impl Store {
         self.full_reads.load(Ordering::Relaxed)
     }
 
+    /// Rewrites, from the full record, the head of every investigation whose save a crash
+    /// interrupted (still marked pending), then clears the marks.
+    pub(super) fn repair_pending_heads(&self) -> Result<(), StorageError> {
+        for kv in self.heads_pending.iter() {
+            let (key, _) = kv?;
+            if let Some(value) = self.investigations.get(&key)? {
+                let inv: Investigation = decode(&value)?;
+                self.heads.insert(&key, encode(&InvestigationHead::from(&inv))?)?;
+            }
+            self.heads_pending.remove(&key)?;
+        }
+        Ok(())
+    }
+
     /// Writes the head of every investigation that has none (a store written before heads
     /// existed); the keys of both trees are compared, only records lacking a head are decoded.
     pub(super) fn backfill_heads(&self) -> Result<(), StorageError> {
@@ -71,17 +89,12 @@ impl InvestigationStore for Store {
         let key = inv.id.0.as_bytes();
         self.stats.time(
             "investigations.save",
-            || {
-                (&self.investigations, &self.heads)
-                    .transaction(|(invs, heads)| {
-                        invs.insert(&key[..], full.as_slice())?;
-                        heads.insert(&key[..], head.as_slice())?;
-                        Ok(())
-                    })
-                    .map_err(|e: TransactionError<()>| match e {
-                        TransactionError::Storage(e) => StorageError::from(e),
-                        TransactionError::Abort(()) => StorageError::Durability("investigation write aborted".into()),
-                    })
+            || -> Result<(), StorageError> {
+                self.heads_pending.insert(&key[..], &[])?;
+                self.investigations.insert(&key[..], full.as_slice())?;
+                self.heads.insert(&key[..], head.as_slice())?;
+                self.heads_pending.remove(&key[..])?;
+                Ok(())
             },
             |_| 1,
         )?;
@@ -207,6 +220,26 @@ mod tests {
         }
         let store = Store::open(dir.path(), 4).unwrap();
         assert_eq!(store.heads().unwrap(), vec![InvestigationHead::from(&inv)]);
+    }
+
+    #[test]
+    fn a_head_left_stale_by_a_crash_between_the_two_writes_is_repaired_when_the_store_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
+        let mut later = first.clone();
+        later.started_at = Some(chrono::Utc::now());
+        {
+            let store = Store::open(dir.path(), 4).unwrap();
+            store.save(&first).unwrap();
+            // What a crash after the record's write and before the head's leaves behind.
+            let key = first.id.0.as_bytes();
+            store.heads_pending.insert(&key[..], &[]).unwrap();
+            store.investigations.insert(&key[..], encode(&later).unwrap()).unwrap();
+            store.flush_blocking().unwrap();
+        }
+        let store = Store::open(dir.path(), 4).unwrap();
+        assert_eq!(store.head(first.id).unwrap().unwrap(), InvestigationHead::from(&later));
+        assert!(store.heads_pending.is_empty());
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct Store {
     db: sled::Db,
     investigations: sled::Tree,
     heads: sled::Tree,
+    /// Ids whose record and head are being written (see [`investigations`]).
+    heads_pending: sled::Tree,
     events: sled::Tree,
     users: sled::Tree,
     users_by_email: sled::Tree,
@@ -94,6 +96,7 @@ impl Store {
         let store = Store {
             investigations: db.open_tree("investigations")?,
             heads: db.open_tree("investigation_heads")?,
+            heads_pending: db.open_tree("investigation_heads_pending")?,
             events: db.open_tree("investigation_events")?,
             users: db.open_tree("users")?,
             users_by_email: db.open_tree("users_by_email")?,
@@ -114,6 +117,7 @@ impl Store {
             db,
         };
         store.init_audit_count()?;
+        store.repair_pending_heads()?;
         store.backfill_heads()?;
         Ok(store)
     }

@@ -6,14 +6,17 @@
 //! over one dataset in parallel it gives them one [`FindingsCache`]: the first agent to need a
 //! detector computes it while the others wait on that entry's lock, then all read the
 //! result. A failed or cancelled computation is not kept, so the next caller tries again.
-//! The per-contract facts several detectors read (object categories, text scans) are kept
-//! here too, so agents that run different detectors still categorise the objects once.
+//! The per-contract facts several detectors read (object categories, text scans, market
+//! exclusions, learned peer groups) are kept here too, so agents that run different
+//! detectors still compute them once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::cancel::AnalysisError;
 use crate::detect::category::Category;
+use crate::detect::market::Outside;
+use crate::detect::peer_groups::ObjectGroups;
 use crate::detect::shared::TextScan;
 use crate::model::anomaly::Anomaly;
 use crate::model::params::DetectionParams;
@@ -30,6 +33,10 @@ pub struct FindingsCache {
     pub(crate) categories: OnceLock<Vec<Category>>,
     /// One scan of every object text.
     pub(crate) texts: OnceLock<Vec<TextScan>>,
+    /// Why each contract is outside the competitive market, if it is.
+    pub(crate) outside: OnceLock<Vec<Option<Outside>>>,
+    /// The peer groups learned from the object texts (the costliest shared fact).
+    pub(crate) object_groups: OnceLock<ObjectGroups>,
 }
 
 impl FindingsCache {

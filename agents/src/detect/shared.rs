@@ -118,8 +118,8 @@ impl TextScan {
 /// Lazily computed facts about one dataset.
 pub struct Shared<'a> {
     ds: &'a Dataset,
-    /// Where the per-contract facts (categories, text scans) are kept when several agents
-    /// analyse the dataset, so they are computed once for all of them.
+    /// Where the lifetime-free facts (categories, text scans, market exclusions, peer groups)
+    /// are kept when several agents analyse the dataset, so they are computed once for all.
     across: Option<&'a FindingsCache>,
     categories: OnceLock<Vec<Category>>,
     texts: OnceLock<Vec<TextScan>>,
@@ -167,6 +167,19 @@ impl<'a> Shared<'a> {
         }
     }
 
+    /// Where a lifetime-free fact is kept: in the findings cache when agents share one (so it
+    /// is computed once for all of them), else in this run's own cell.
+    fn slot<'s, T>(
+        &'s self,
+        local: &'s OnceLock<T>,
+        across: fn(&'a FindingsCache) -> &'a OnceLock<T>,
+    ) -> &'s OnceLock<T> {
+        match self.across {
+            Some(cache) => across(cache),
+            None => local,
+        }
+    }
+
     /// The dataset.
     pub fn dataset(&self) -> &'a Dataset {
         self.ds
@@ -176,11 +189,9 @@ impl<'a> Shared<'a> {
     /// large datasets).
     pub fn categories(&self, cancel: &CancelFlag) -> Result<&[Category], AnalysisError> {
         cancel.check()?;
-        let compute = || par_map(&self.ds.contracts, |c| categorise(&c.object));
-        Ok(match self.across {
-            Some(across) => across.categories.get_or_init(compute),
-            None => self.categories.get_or_init(compute),
-        })
+        Ok(self
+            .slot(&self.categories, |c| &c.categories)
+            .get_or_init(|| par_map(&self.ds.contracts, |c| categorise(&c.object))))
     }
 
     /// One scan of every object text for the text detectors (linear; split over the cores).
@@ -192,17 +203,15 @@ impl<'a> Shared<'a> {
                 TextScan { has_content: content > 0, specific: specific as u8, brand: may_name_brand(&c.object) }
             })
         };
-        Ok(match self.across {
-            Some(across) => across.texts.get_or_init(compute),
-            None => self.texts.get_or_init(compute),
-        })
+        Ok(self.slot(&self.texts, |c| &c.texts).get_or_init(compute))
     }
 
     /// Why each contract is outside the competitive market, if it is ([`super::market`]):
     /// read once per analysis (it folds every object and supplier name) for the detectors
     /// that leave utilities, leases and public bodies out; split over the cores.
     pub fn outside(&self) -> &[Option<Outside>] {
-        self.outside.get_or_init(|| outside_all(&self.ds.contracts, threads_for(self.ds.contracts.len())))
+        self.slot(&self.outside, |c| &c.outside)
+            .get_or_init(|| outside_all(&self.ds.contracts, threads_for(self.ds.contracts.len())))
     }
 
     /// The peer groups learned from the object texts and item descriptions
@@ -210,7 +219,9 @@ impl<'a> Shared<'a> {
     /// never leaves a half-built value for the others.
     pub fn object_groups(&self, cancel: &CancelFlag) -> Result<&ObjectGroups, AnalysisError> {
         cancel.check()?;
-        Ok(self.object_groups.get_or_init(|| learn(self.ds, &CancelFlag::new()).unwrap_or_default()))
+        Ok(self
+            .slot(&self.object_groups, |c| &c.object_groups)
+            .get_or_init(|| learn(self.ds, &CancelFlag::new()).unwrap_or_default()))
     }
 
     /// Dense ids of the supplier documents.

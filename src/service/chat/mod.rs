@@ -120,7 +120,8 @@ impl ChatService {
         req.session_id = Some(session_id.clone());
         out.send_now(ChatEventKind::Start { session_id });
         let this = self.clone();
-        tokio::spawn(async move { turn::run(&this, req, caller, out).await });
+        // The turn runs on the work pool, below the request threads' priority.
+        crate::runtime::work::spawn(async move { turn::run(&this, req, caller, out).await });
         ReceiverStream::new(rx)
     }
 }

@@ -1,0 +1,116 @@
+//! The work pool: a second tokio runtime, beside the one that serves requests, whose threads
+//! run at a lower scheduling priority (nice +10). Chat turns, agent analyses and demo-data
+//! generation run here; accepting connections, reading requests and writing the first event of
+//! a stream stay on the request runtime. When the cores are saturated, the kernel then hands
+//! them to the request threads first: a new stream gets its `start` event at once instead of
+//! waiting behind other users' analyses, and the analyses still get every cycle the requests
+//! leave. With idle cores the priority changes nothing.
+//!
+//! The pool is built on first use and lives for the process (its threads end with it). If it
+//! cannot be built, work runs on the caller's runtime, as before.
+
+use std::future::Future;
+use std::sync::OnceLock;
+
+use thread_priority::{
+    NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
+    set_thread_priority_and_policy, thread_native_id,
+};
+use tokio::runtime::{Builder, Handle, Runtime};
+use tokio::task::JoinHandle;
+
+/// How far below the process's own priority the work threads run: nice +10 is a scheduling
+/// weight of about a tenth (110 against 1024), so work still progresses under any load while a
+/// lock it holds is never starved for long.
+const LOWER_BY: i32 = 10;
+
+static POOL: OnceLock<Option<Runtime>> = OnceLock::new();
+
+/// The calling thread's nice value, from /proc (Linux; elsewhere taken as 0).
+fn nice_of_this_thread() -> Option<i32> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // After the command name (in parentheses, which may hold spaces), nice is the 17th field.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(16)?.parse().ok()
+}
+
+/// The value on thread-priority's 0-99 scale that gives at least `nice` (the crate maps it
+/// linearly onto nice 19..-20 for normal threads).
+fn scale_for(nice: i32) -> u8 {
+    let niceness = |p: u8| (39.0 * (1.0 - f32::from(p) / 99.0)) as i32 - 20;
+    (0..=99u8).rev().find(|p| niceness(*p) >= nice).unwrap_or(0)
+}
+
+/// Lowers the calling thread's priority by [`LOWER_BY`] from where the process runs; a failure
+/// (no permission on some systems) leaves it as it was and is logged.
+fn lower_priority() {
+    let target = (nice_of_this_thread().unwrap_or(0) + LOWER_BY).min(19);
+    let set = ThreadPriorityValue::try_from(scale_for(target)).map_err(|e| e.to_string()).and_then(|value| {
+        set_thread_priority_and_policy(
+            thread_native_id(),
+            ThreadPriority::Crossplatform(value),
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other),
+        )
+        .map_err(|e| format!("{e:?}"))
+    });
+    if let Err(e) = set {
+        tracing::debug!(error = e, "work thread keeps its priority");
+    }
+}
+
+/// The work runtime's handle, or the current runtime's when the pool could not be built.
+fn handle() -> Handle {
+    let pool = POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Builder::new_multi_thread()
+            .worker_threads(cores)
+            .thread_name("vigia-work")
+            .enable_all()
+            .on_thread_start(lower_priority)
+            .build()
+            .map_err(|e| tracing::warn!(error = %e, "work pool not built; work shares the request threads"))
+            .ok()
+    });
+    pool.as_ref().map_or_else(Handle::current, |rt| rt.handle().clone())
+}
+
+/// Runs `task` on the work pool.
+pub fn spawn<F>(task: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    handle().spawn(task)
+}
+
+/// Runs blocking `f` on the work pool's blocking threads (also lowered).
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    handle().spawn_blocking(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nice_of_this_thread;
+
+    #[test]
+    fn the_scale_value_gives_at_least_the_nice_asked_for() {
+        assert_eq!(super::scale_for(19), 0);
+        for nice in -20..=19 {
+            let p = super::scale_for(nice);
+            let got = (39.0 * (1.0 - f32::from(p) / 99.0)) as i32 - 20;
+            assert!(got >= nice && got <= nice + 1, "nice {nice}: scale {p} gives {got}");
+        }
+    }
+
+    #[tokio::test]
+    async fn work_runs_on_threads_below_the_request_threads_priority() {
+        let here = nice_of_this_thread().unwrap_or(0);
+        let there = super::spawn_blocking(nice_of_this_thread).await.unwrap().unwrap_or(0);
+        let task = super::spawn(async { nice_of_this_thread() }).await.unwrap().unwrap_or(0);
+        assert!(there > here, "blocking work at nice {there}, caller at {here}");
+        assert!(task > here, "async work at nice {task}, caller at {here}");
+    }
+}
