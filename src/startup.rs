@@ -49,8 +49,12 @@ pub struct Core {
 impl Core {
     /// Starts the runtime over `store` and builds the services.
     pub async fn build(config: &Config, factory: AgentFactory, store: Store) -> anyhow::Result<Core> {
-        let provider =
-            Arc::new(Provider::new(&config.upstream, config.demo.clone()).context("building the upstream client")?);
+        let provider = Arc::new(
+            Provider::new(&config.upstream, config.demo.clone())
+                .context("building the upstream client")?
+                .with_sanctions_store(Arc::new(store.clone())),
+        );
+        provider.start_sanctions_refresh();
         let runtime = RuntimeHandle::start(RuntimeDeps {
             store: Arc::new(store.clone()),
             data: provider.clone(),

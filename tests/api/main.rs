@@ -26,3 +26,6 @@ mod sessions;
 mod shutdown;
 mod signals;
 mod upstream;
+mod upstream_faults;
+mod upstream_real;
+mod upstream_stand_in;
