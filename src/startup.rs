@@ -28,7 +28,12 @@ use crate::service::{
     Services, WhitelistService,
 };
 use crate::storage::Store;
+use crate::domain::ports::DataProvider;
+use crate::service::federal::FederalService;
+use crate::service::transparency::TransparencyService;
 use crate::upstream::Provider;
+use crate::upstream::federal::FederalSources;
+use crate::upstream::federal::regional::WithRegionalFacts;
 
 /// The parts every entry point needs (server and CLI): store, data, runtime, services.
 pub struct Core {
@@ -36,6 +41,11 @@ pub struct Core {
     pub store: Store,
     /// The data provider.
     pub provider: Arc<Provider>,
+    /// The provider the analyses read: `provider`, its production batches with IBGE's
+    /// population attached (`upstream::federal::regional`).
+    pub data: Arc<dyn DataProvider>,
+    /// The federal sources (production mode).
+    pub federal: Option<FederalSources>,
     /// The actor runtime.
     pub runtime: RuntimeHandle,
     /// Investigations.
@@ -51,9 +61,11 @@ impl Core {
     pub async fn build(config: &Config, factory: AgentFactory, store: Store) -> anyhow::Result<Core> {
         let provider =
             Arc::new(Provider::new(&config.upstream, config.demo.clone()).context("building the upstream client")?);
+        let federal = FederalSources::new(&config.upstream, &config.federal).context("building the federal clients")?;
+        let data: Arc<dyn DataProvider> = Arc::new(WithRegionalFacts::new(provider.clone(), federal.as_ref()));
         let runtime = RuntimeHandle::start(RuntimeDeps {
             store: Arc::new(store.clone()),
-            data: provider.clone(),
+            data: data.clone(),
             factory,
             agents: config.agents.clone(),
             min_records: config.investigations.min_records,
@@ -68,7 +80,7 @@ impl Core {
             config.investigations.max_concurrent,
             signal.clone(),
         ));
-        Ok(Core { store, provider, runtime, investigations, trigger, signal })
+        Ok(Core { store, provider, data, federal, runtime, investigations, trigger, signal })
     }
 }
 
@@ -107,7 +119,7 @@ impl App {
         let agents = Arc::new(AgentService::new(
             core.runtime.clone(),
             core.store.clone(),
-            core.provider.clone(),
+            core.data.clone(),
             std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
         ));
         let reports = Arc::new(ReportService::new(core.investigations.clone()));
@@ -133,6 +145,8 @@ impl App {
                 compression: Arc::default(),
                 database: Arc::new(DatabaseService::new(core.store.clone())),
                 pools: Arc::new(PoolsService::new(core.store.clone(), core.provider.clone(), config.upstream.clone())),
+                transparency: Arc::new(TransparencyService::new(core.federal.clone(), config.demo.clone())),
+                federal: Arc::new(FederalService::new(core.federal.clone(), config.demo.clone())),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),
