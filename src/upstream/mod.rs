@@ -4,6 +4,8 @@
 
 mod cache;
 pub mod counters;
+mod error;
+pub mod source;
 mod transparency;
 
 use std::sync::Arc;
@@ -14,7 +16,8 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use vigia_agents::demo::{DemoSpec, Flavour, generate_until};
 
-pub use transparency::{TransparencyClient, UpstreamError};
+pub use source::{SourceConfig, UpstreamError, UpstreamSource};
+pub use transparency::TransparencyClient;
 
 use crate::config::{DemoConfig, UpstreamConfig};
 use crate::domain::DataSource;

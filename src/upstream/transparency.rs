@@ -1,88 +1,52 @@
-//! The Portal da Transparência client: `GET /contratos` per organ and page, with the key in
-//! the `chave-api-dados` header (marked sensitive, never logged), a request-rate limit that
-//! waits when reached, retries of transient failures honouring `Retry-After`, and a cache of
-//! answers for `cache_ttl_secs`.
+//! The Portal da Transparência client on the shared core ([`UpstreamSource`]): the key in
+//! the `chave-api-dados` header, the rate limit, retries and cache of the core, and the
+//! portal's own paging (15 rows a page, stop on a short page).
 
-use std::num::NonZeroU32;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, RETRY_AFTER, USER_AGENT};
-use secrecy::ExposeSecret;
+use reqwest::header::HeaderName;
 use serde_json::Value;
 use vigia_agents::Contract;
 use vigia_agents::model::upstream::contract_from_upstream;
 
-use super::cache::ResponseCache;
+use super::source::{SourceConfig, UpstreamError, UpstreamSource};
 use crate::config::UpstreamConfig;
+
+/// The source's name in errors, logs and health.
+pub const SOURCE: &str = "portal_transparencia";
+/// Most answers cached (pages of 15 records).
+const CACHE_MAX_ENTRIES: usize = 1024;
+/// Most bytes of bodies cached.
+const CACHE_MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// Upstream page size (fixed upstream).
 const PAGE_SIZE: usize = 15;
 
-/// Why the upstream could not deliver. Messages never contain the key.
-#[derive(Debug, thiserror::Error)]
-pub enum UpstreamError {
-    /// The client could not be built.
-    #[error("client set-up failed: {0}")]
-    Setup(String),
-    /// The upstream answered with an error status.
-    #[error("upstream answered {status} for {path}")]
-    Status {
-        /// HTTP status.
-        status: u16,
-        /// Path and query (no key).
-        path: String,
-    },
-    /// Transport failure or timeout.
-    #[error("upstream unreachable: {0}")]
-    Transport(String),
-    /// The body was not the expected JSON.
-    #[error("unexpected upstream body: {0}")]
-    Body(String),
-}
-
 /// The client; one per process, shared.
 pub struct TransparencyClient {
-    http: reqwest::Client,
-    base: String,
-    limiter: DefaultDirectRateLimiter,
-    retries: u32,
+    src: UpstreamSource,
     max_pages: u32,
-    ttl: Duration,
-    cache: Mutex<ResponseCache>,
-    counters: super::counters::ClientCounters,
 }
 
 impl TransparencyClient {
     /// Builds the client from `[upstream]`; needs `api_key`.
     pub fn new(cfg: &UpstreamConfig) -> Result<Self, UpstreamError> {
-        let key = cfg.api_key.as_ref().ok_or_else(|| UpstreamError::Setup("no upstream key configured".into()))?;
-        let mut headers = HeaderMap::new();
-        let mut key_value = HeaderValue::from_str(key.expose_secret())
-            .map_err(|_| UpstreamError::Setup("the key is not a valid header value".into()))?;
-        key_value.set_sensitive(true);
-        headers.insert("chave-api-dados", key_value);
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        // The portal's WAF turns away default library user agents (UPSTREAM.md A.1).
-        headers.insert(USER_AGENT, HeaderValue::from_static("Mozilla/5.0 (X11; Linux x86_64) Vigia/0.1"));
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .timeout(Duration::from_secs_f64(cfg.timeout_secs))
-            .build()
-            .map_err(|e| UpstreamError::Setup(e.to_string()))?;
-        let rpm = NonZeroU32::new(cfg.requests_per_minute).unwrap_or(NonZeroU32::MIN);
-        Ok(TransparencyClient {
-            http,
-            base: cfg.api_url.trim_end_matches('/').to_string(),
-            limiter: RateLimiter::direct(Quota::per_minute(rpm)),
+        let key = cfg
+            .api_key
+            .clone()
+            .ok_or_else(|| UpstreamError::Setup { source_name: SOURCE, reason: "no upstream key configured".into() })?;
+        let src = UpstreamSource::new(SourceConfig {
+            name: SOURCE,
+            base_url: cfg.api_url.clone(),
+            secret_header: Some((HeaderName::from_static("chave-api-dados"), key)),
+            requests_per_minute: cfg.requests_per_minute,
+            timeout: Duration::from_secs_f64(cfg.timeout_secs),
             retries: cfg.retries,
-            max_pages: cfg.max_pages.max(1),
-            ttl: Duration::from_secs(cfg.cache_ttl_secs),
-            cache: Mutex::new(ResponseCache::default()),
-            counters: Default::default(),
-        })
+            cache_ttl: Duration::from_secs(cfg.cache_ttl_secs),
+            cache_max_entries: CACHE_MAX_ENTRIES,
+            cache_max_bytes: CACHE_MAX_BYTES,
+        })?;
+        Ok(TransparencyClient { src, max_pages: cfg.max_pages.max(1) })
     }
 
     /// Contracts of the given organs signed in `year` (and `month`, if given). Returns the
@@ -99,13 +63,18 @@ impl TransparencyClient {
         let mut all_cached = true;
         for organ in organs {
             for page in 1..=self.max_pages {
-                let path = format!("/contratos?codigoOrgao={organ}&pagina={page}&dataInicial={from}&dataFinal={to}");
-                let (rows, cached) = self.get_list(&path).await?;
+                let query = [
+                    ("codigoOrgao", organ.clone()),
+                    ("pagina", page.to_string()),
+                    ("dataInicial", from.clone()),
+                    ("dataFinal", to.clone()),
+                ];
+                let (rows, cached) = self.get_list("/contratos", &query).await?;
                 all_cached &= cached;
                 for (i, row) in rows.iter().enumerate() {
                     match contract_from_upstream(i, row) {
                         Ok(c) => out.push(c),
-                        Err(e) => tracing::warn!(path = %path, error = %e, "skipping an upstream record"),
+                        Err(e) => tracing::warn!(organ = %organ, page, error = %e, "skipping an upstream record"),
                     }
                 }
                 if rows.len() < PAGE_SIZE {
@@ -116,55 +85,17 @@ impl TransparencyClient {
         Ok((out, all_cached))
     }
 
-    async fn get_list(&self, path: &str) -> Result<(Vec<Value>, bool), UpstreamError> {
-        if let Some(rows) = self.cached(path) {
-            return Ok((rows, true));
-        }
-        let url = format!("{}{}", self.base, path);
-        let mut attempt = 0;
-        loop {
-            let waiting = Instant::now();
-            self.limiter.until_ready().await;
-            self.counters.waited(waiting.elapsed());
-            let flight = self.counters.started();
-            let result = self.http.get(&url).send().await;
-            flight.finish(result.as_ref().is_ok_and(|r| r.status().is_success()));
-            let retry_in = match result {
-                Ok(resp) if resp.status().is_success() => {
-                    let body = resp.bytes().await.map_err(|e| UpstreamError::Body(e.without_url().to_string()))?;
-                    let rows: Value = serde_json::from_slice(&body).map_err(|e| UpstreamError::Body(e.to_string()))?;
-                    let rows = match rows {
-                        Value::Array(rows) => rows,
-                        other => {
-                            return Err(UpstreamError::Body(format!("expected a JSON array, got {}", kind(&other))));
-                        }
-                    };
-                    self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(
-                        path.to_string(),
-                        rows.clone(),
-                        body.len(),
-                        self.ttl,
-                    );
-                    return Ok((rows, false));
-                }
-                Ok(resp) => {
-                    let status = resp.status();
-                    let transient = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
-                    if !transient || attempt >= self.retries {
-                        return Err(UpstreamError::Status { status: status.as_u16(), path: path.to_string() });
-                    }
-                    retry_after(resp.headers()).unwrap_or_else(|| backoff(attempt))
-                }
-                Err(e) => {
-                    if attempt >= self.retries {
-                        return Err(UpstreamError::Transport(e.without_url().to_string()));
-                    }
-                    backoff(attempt)
-                }
-            };
-            attempt += 1;
-            tracing::debug!(path, attempt, "retrying upstream request");
-            tokio::time::sleep(retry_in).await;
+    /// One page of a list endpoint: the portal answers a bare JSON array.
+    async fn get_list(&self, path: &str, query: &[(&str, String)]) -> Result<(Vec<Value>, bool), UpstreamError> {
+        let (body, cached) = self.src.get_traced(path, query).await?;
+        match body.as_deref() {
+            None => Ok((Vec::new(), cached)),
+            Some(Value::Array(rows)) => Ok((rows.clone(), cached)),
+            Some(other) => Err(UpstreamError::Malformed {
+                source_name: SOURCE,
+                path: path.to_string(),
+                reason: format!("expected a JSON array, got {}", kind(other)),
+            }),
         }
     }
 
@@ -173,42 +104,25 @@ impl TransparencyClient {
     pub async fn probe(&self, organ: &str) -> Result<Duration, UpstreamError> {
         let today = chrono::Utc::now().date_naive();
         let (from, to) = period(chrono::Datelike::year(&today), Some(chrono::Datelike::month(&today)));
-        let path = format!("/contratos?codigoOrgao={organ}&pagina=1&dataInicial={from}&dataFinal={to}");
-        let started = Instant::now();
-        let resp = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .map_err(|e| UpstreamError::Transport(e.without_url().to_string()))?;
-        if !resp.status().is_success() {
-            return Err(UpstreamError::Status { status: resp.status().as_u16(), path });
-        }
-        Ok(started.elapsed())
+        let query =
+            [("codigoOrgao", organ.to_string()), ("pagina", "1".into()), ("dataInicial", from), ("dataFinal", to)];
+        self.src.probe("/contratos", &query).await
     }
 
     /// The HTTP client's counters.
     pub fn counters(&self) -> &super::counters::ClientCounters {
-        &self.counters
+        self.src.counters()
     }
 
     /// Pages and bytes the response cache holds now.
     pub fn cache_size(&self) -> (usize, usize) {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner()).size()
+        self.src.cache_size()
     }
 
-    fn cached(&self, path: &str) -> Option<Vec<Value>> {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(path, self.ttl)
+    /// The class of the last failed upstream request.
+    pub fn last_error_class(&self) -> Option<&'static str> {
+        self.src.last_error_class()
     }
-}
-
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(250 * 2u64.pow(attempt.min(6)))
-}
-
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let secs: u64 = headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
-    Some(Duration::from_secs(secs.min(30)))
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -72,6 +72,7 @@ async fn production_mode_reads_the_upstream_with_the_key_header_and_says_so() {
         c.upstream.api_url = url;
         c.upstream.api_key = Some(KEY.to_string().into());
         c.upstream.max_pages = 10;
+        c.upstream.requests_per_minute = 60_000;
     })
     .await;
     let id = app
