@@ -14,23 +14,23 @@ use tokio::net::TcpListener;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
+use crate::domain::ports::DataProvider;
 use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
 use crate::service::chat::ChatService;
 use crate::service::database::DatabaseService;
+use crate::service::federal::FederalService;
 use crate::service::pools::PoolsService;
 use crate::service::reports::ReportService;
 use crate::service::retention::Retention;
+use crate::service::transparency::TransparencyService;
 use crate::service::{
     AdminService, AgentService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits,
     Services, WhitelistService,
 };
 use crate::storage::Store;
-use crate::domain::ports::DataProvider;
-use crate::service::federal::FederalService;
-use crate::service::transparency::TransparencyService;
 use crate::upstream::Provider;
 use crate::upstream::federal::FederalSources;
 use crate::upstream::federal::regional::WithRegionalFacts;

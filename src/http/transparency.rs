@@ -38,6 +38,9 @@ async fn expenses(State(st): State<AppState>, Query(q): Query<HashMap<String, St
 
 /// One of `uf`, `codigo_ibge`, `codigo_orgao`, `numero` (required); `ano`, `mes`, `convenente`,
 /// `situacao`, `valor_inicial`, `pagina`.
-async fn agreements(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Response, ApiError> {
+async fn agreements(
+    State(st): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
     page(st, Endpoint::Agreements, q).await
 }

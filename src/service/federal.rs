@@ -107,9 +107,10 @@ impl FederalService {
         let (seed, records) = (self.demo.seed, self.demo.records);
         let years: Vec<i32> = (chrono::Datelike::year(&q.from)..=chrono::Datelike::year(&q.to)).collect();
         let (from, to) = (q.from, q.to);
-        let rows = tokio::task::spawn_blocking(move || super::federal_demo::pncp_records(seed, records, &years, from, to))
-            .await
-            .map_err(|e| Error::internal(format!("demo data generation failed: {e}")))?;
+        let rows =
+            tokio::task::spawn_blocking(move || super::federal_demo::pncp_records(seed, records, &years, from, to))
+                .await
+                .map_err(|e| Error::internal(format!("demo data generation failed: {e}")))?;
         let total = rows.len() as u64;
         let size = q.page_size as usize;
         let shown: Vec<Value> = rows.into_iter().skip((q.page as usize - 1) * size).take(size).collect();
@@ -190,7 +191,9 @@ fn place(q: &Query) -> Result<Place> {
     let t = tables();
     match (q.get("uf"), q.get("municipio")) {
         (Some(_), Some(_)) => Err(Error::validation("municipio", "give uf or municipio, not both")),
-        (Some(uf), None) => t.state(uf).map(|s| Place::State(s.uf)).ok_or_else(|| Error::validation("uf", "a state acronym or name")),
+        (Some(uf), None) => {
+            t.state(uf).map(|s| Place::State(s.uf)).ok_or_else(|| Error::validation("uf", "a state acronym or name"))
+        }
         (None, Some(m)) => match t.municipality(m, None) {
             Some((m, vigia_agents::agents::lampiao::ibge::Resolution::Code)) => Ok(Place::Municipality(m.code)),
             _ => Err(Error::validation("municipio", "a municipality's 7-digit IBGE code")),
@@ -248,8 +251,10 @@ fn offline_demographics(p: &Place, mode: Mode) -> Value {
         Place::Country => t
             .states
             .iter()
-            .map(|s| json!({"code": uf_code(t, s.uf), "uf": s.uf, "name": s.name, "region": s.region,
-                "population": s.population, "year": 2022}))
+            .map(|s| {
+                json!({"code": uf_code(t, s.uf), "uf": s.uf, "name": s.name, "region": s.region,
+                "population": s.population, "year": 2022})
+            })
             .collect(),
         Place::State(uf) => t
             .municipalities

@@ -12,7 +12,9 @@ use vigia_agents::demo::{DemoSpec, generate};
 pub fn pncp_records(seed: u64, records: usize, years: &[i32], from: NaiveDate, to: NaiveDate) -> Vec<Value> {
     let mut contracts: Vec<Contract> = years
         .iter()
-        .flat_map(|y| generate(&DemoSpec { seed, contracts: records, organ_codes: Vec::new(), year: Some(*y) }).dataset.contracts)
+        .flat_map(|y| {
+            generate(&DemoSpec { seed, contracts: records, organ_codes: Vec::new(), year: Some(*y) }).dataset.contracts
+        })
         .filter(|c| c.signed_on.is_some_and(|d| d >= from && d <= to))
         .collect();
     contracts.sort_by(|a, b| a.signed_on.cmp(&b.signed_on).then(a.id.cmp(&b.id)));

@@ -134,11 +134,10 @@ pub fn answer(data: Value, mode: Mode, extra: Value) -> Value {
 pub fn upstream_failure(e: UpstreamError) -> Result<UpstreamError> {
     match &e {
         UpstreamError::MissingParameters { reason, .. } => Err(Error::validation("query", reason.clone())),
-        UpstreamError::Rejected { status, message, .. } => Err(Error::validation(
-            "query",
-            format!("the upstream refused the request (HTTP {status}): {message}"),
-        )
-        .with("upstream_status", *status)),
+        UpstreamError::Rejected { status, message, .. } => {
+            Err(Error::validation("query", format!("the upstream refused the request (HTTP {status}): {message}"))
+                .with("upstream_status", *status))
+        }
         _ => Ok(e),
     }
 }

@@ -81,7 +81,9 @@ impl TransparencyService {
         let period = period_of(get("dataInicial"), get("dataFinal"));
         let in_period = |d: Option<NaiveDate>| period.is_none_or(|(a, b)| d.is_some_and(|d| d >= a && d <= b));
         let rows: Vec<Value> = match req.endpoint {
-            Endpoint::Contracts => ds.contracts.iter().filter(|c| in_period(c.signed_on)).map(contract_to_upstream).collect(),
+            Endpoint::Contracts => {
+                ds.contracts.iter().filter(|c| in_period(c.signed_on)).map(contract_to_upstream).collect()
+            }
             Endpoint::Expenses => {
                 let day = get("dataEmissao").and_then(|d| NaiveDate::parse_from_str(d, "%d/%m/%Y").ok());
                 let phase = get("fase").map(phase_name);
@@ -133,13 +135,19 @@ fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
     }
     match endpoint {
         Endpoint::Contracts => {
-            let organ = organ.clone().ok_or_else(|| Error::validation("codigo_orgao", "required: the organ's 5-digit SIAFI code"))?;
+            let organ = organ
+                .clone()
+                .ok_or_else(|| Error::validation("codigo_orgao", "required: the organ's 5-digit SIAFI code"))?;
             params.push(("codigoOrgao", organ));
             year = Some(year.unwrap_or_else(|| Utc::now().year()));
         }
         Endpoint::Expenses => {
-            let day = q.date("data")?.ok_or_else(|| Error::validation("data", "required: the day of the documents (YYYY-MM-DD)"))?;
-            let phase = q.get("fase").ok_or_else(|| Error::validation("fase", "required: 1 empenho, 2 liquidação, 3 pagamento"))?;
+            let day = q
+                .date("data")?
+                .ok_or_else(|| Error::validation("data", "required: the day of the documents (YYYY-MM-DD)"))?;
+            let phase = q
+                .get("fase")
+                .ok_or_else(|| Error::validation("fase", "required: 1 empenho, 2 liquidação, 3 pagamento"))?;
             let phase = match phase.to_lowercase().as_str() {
                 "1" | "empenho" => "1",
                 "2" | "liquidacao" | "liquidação" => "2",
@@ -148,7 +156,10 @@ fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
             };
             let (ug, gestao) = (q.digits("unidade_gestora", 6)?, q.digits("gestao", 5)?);
             if ug.is_none() && gestao.is_none() {
-                return Err(Error::validation("unidade_gestora", "required: unidade_gestora (6 digits) or gestao (5 digits)"));
+                return Err(Error::validation(
+                    "unidade_gestora",
+                    "required: unidade_gestora (6 digits) or gestao (5 digits)",
+                ));
             }
             params.push(("dataEmissao", day.format("%d/%m/%Y").to_string()));
             params.push(("fase", phase.to_string()));

@@ -5,6 +5,7 @@
 mod cache;
 pub mod counters;
 mod error;
+pub mod federal;
 pub mod source;
 mod transparency;
 

@@ -77,7 +77,11 @@ impl IbgeClient {
 
     /// The population of `places` in `year` (every year when `None`, keeping each place's
     /// latest figure).
-    pub async fn population(&self, places: &Places, year: Option<i32>) -> Result<Fetched<Vec<Population>>, UpstreamError> {
+    pub async fn population(
+        &self,
+        places: &Places,
+        year: Option<i32>,
+    ) -> Result<Fetched<Vec<Population>>, UpstreamError> {
         let period = year.map_or("all".to_string(), |y| y.to_string());
         let path = POPULATION.replace("{period}", &period);
         let got = get(&self.src, &path, &[("localidades", places.localidades())]).await?;
@@ -137,7 +141,11 @@ pub fn parse_localities(body: &Value) -> Result<Vec<Locality>, String> {
     let rows = body.as_array().ok_or("expected an array of municipalities")?;
     rows.iter()
         .map(|m| {
-            let code = m.get("id").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).ok_or("a municipality without id")?;
+            let code = m
+                .get("id")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or("a municipality without id")?;
             let uf = m
                 .pointer("/microrregiao/mesorregiao/UF/sigla")
                 .or_else(|| m.pointer("/regiao-imediata/regiao-intermediaria/UF/sigla"))
@@ -156,13 +164,16 @@ mod tests {
     #[test]
     fn the_latest_numeric_figure_of_each_place_is_kept_and_missing_ones_skipped() {
         let body = json!([{"id": "9324", "variavel": "População residente estimada", "unidade": "Pessoas",
-            "resultados": [{"classificacoes": [], "series": [
-                {"localidade": {"id": "31", "nivel": {"id": "N3", "nome": "Unidade da Federação"}, "nome": "Minas Gerais"},
-                 "serie": {"2021": "21411923", "2024": "21322691"}},
-                {"localidade": {"id": "11", "nivel": {"id": "N3"}, "nome": "Rondônia"}, "serie": {"2024": "-"}}
-            ]}]}]);
+        "resultados": [{"classificacoes": [], "series": [
+            {"localidade": {"id": "31", "nivel": {"id": "N3", "nome": "Unidade da Federação"}, "nome": "Minas Gerais"},
+             "serie": {"2021": "21411923", "2024": "21322691"}},
+            {"localidade": {"id": "11", "nivel": {"id": "N3"}, "nome": "Rondônia"}, "serie": {"2024": "-"}}
+        ]}]}]);
         let rows = parse_population(&body).unwrap();
-        assert_eq!(rows, vec![Population { code: 31, name: "Minas Gerais".into(), year: 2024, population: 21_322_691 }]);
+        assert_eq!(
+            rows,
+            vec![Population { code: 31, name: "Minas Gerais".into(), year: 2024, population: 21_322_691 }]
+        );
         assert!(parse_population(&json!({"erro": 1})).is_err());
     }
 

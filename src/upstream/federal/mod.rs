@@ -18,8 +18,8 @@ use std::time::Duration;
 use reqwest::header::HeaderName;
 use serde_json::Value;
 
-use super::source::{SourceConfig, UpstreamSource};
 use super::UpstreamError;
+use super::source::{SourceConfig, UpstreamSource};
 use crate::config::{FederalConfig, UpstreamConfig};
 
 /// Answers cached per source at most.

@@ -100,7 +100,13 @@ impl PncpClient {
         }
         let got = get(&self.src, PATH, &query).await?;
         let page = match got.value.as_deref() {
-            None => ContractsPage { data: Vec::new(), total_records: 0, total_pages: 0, page: q.page.into(), remaining_pages: 0 },
+            None => ContractsPage {
+                data: Vec::new(),
+                total_records: 0,
+                total_pages: 0,
+                page: q.page.into(),
+                remaining_pages: 0,
+            },
             Some(body) => parse_page(body).map_err(|r| malformed(&self.src, PATH, r))?,
         };
         Ok(Fetched { value: page, cache_hit: got.cache_hit })

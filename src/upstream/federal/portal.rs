@@ -63,7 +63,11 @@ impl PortalClient {
     }
 
     /// One page of `endpoint` with these upstream parameters (`pagina` included).
-    pub async fn page(&self, endpoint: Endpoint, params: &[(&str, String)]) -> Result<Fetched<Vec<Value>>, UpstreamError> {
+    pub async fn page(
+        &self,
+        endpoint: Endpoint,
+        params: &[(&str, String)],
+    ) -> Result<Fetched<Vec<Value>>, UpstreamError> {
         if let Some(what) = endpoint.missing(params) {
             return Err(missing(&self.src, endpoint.path(), what));
         }
@@ -86,8 +90,14 @@ mod tests {
         let p = |pairs: &[(&'static str, &str)]| pairs.iter().map(|(k, v)| (*k, v.to_string())).collect::<Vec<_>>();
         assert!(Endpoint::Contracts.missing(&p(&[("pagina", "1")])).is_some());
         assert_eq!(Endpoint::Contracts.missing(&p(&[("codigoOrgao", "36000")])), None);
-        assert_eq!(Endpoint::Expenses.missing(&p(&[("dataEmissao", "01/01/2025"), ("fase", "1")])), Some("unidadeGestora or gestao"));
-        assert_eq!(Endpoint::Expenses.missing(&p(&[("dataEmissao", "01/01/2025"), ("fase", "1"), ("gestao", "00001")])), None);
+        assert_eq!(
+            Endpoint::Expenses.missing(&p(&[("dataEmissao", "01/01/2025"), ("fase", "1")])),
+            Some("unidadeGestora or gestao")
+        );
+        assert_eq!(
+            Endpoint::Expenses.missing(&p(&[("dataEmissao", "01/01/2025"), ("fase", "1"), ("gestao", "00001")])),
+            None
+        );
         assert!(Endpoint::Agreements.missing(&p(&[("situacao", "x")])).is_some());
         assert_eq!(Endpoint::Agreements.missing(&p(&[("uf", "MG")])), None);
     }

@@ -58,10 +58,8 @@ pub async fn regional_facts(ibge: &IbgeClient) -> Option<Arc<RegionalFacts>> {
         }
     };
     let year = states.iter().map(|p| p.year).max();
-    let state_population = states
-        .iter()
-        .filter_map(|p| Some((t.uf_of_code(p.code)?.to_string(), p.population)))
-        .collect();
+    let state_population =
+        states.iter().filter_map(|p| Some((t.uf_of_code(p.code)?.to_string(), p.population))).collect();
     let municipal_population = match cities {
         Ok(p) => p.value.iter().map(|p| (p.code, p.population)).collect(),
         Err(e) => {

@@ -198,7 +198,10 @@ mod tests {
         assert_eq!(t.state("mg").map(|s| s.name), Some("Minas Gerais"));
         assert_eq!(t.state("SAO PAULO").map(|s| s.uf), Some("SP"));
         assert_eq!(t.state("Brasil"), None);
-        assert_eq!((t.uf_code("MG"), t.uf_of_code(31), t.uf_of_code(53), t.uf_of_code(99)), (Some(31), Some("MG"), Some("DF"), None));
+        assert_eq!(
+            (t.uf_code("MG"), t.uf_of_code(31), t.uf_of_code(53), t.uf_of_code(99)),
+            (Some(31), Some("MG"), Some("DF"), None)
+        );
         let (m, how) = t.municipality("3106200", None).unwrap();
         assert_eq!((m.name, m.uf, how), ("Belo Horizonte", "MG", Resolution::Code));
         let (m, how) = t.municipality("SAO JOSE DOS CAMPOS", Some("SP")).unwrap();
