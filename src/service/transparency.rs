@@ -99,7 +99,7 @@ impl TransparencyService {
                 .agreements
                 .iter()
                 .filter(|a| in_period(a.valid_from))
-                .filter(|a| get("uf").is_none_or(|u| a.uf.eq_ignore_ascii_case(u)))
+                .filter(|a| get("uf").is_none_or(|u| agreement_uf(a) == Some(u)))
                 .filter(|a| get("codigoIBGE").is_none_or(|c| a.municipality_code == c))
                 .filter(|a| get("numero").is_none_or(|n| a.number == n))
                 .filter(|a| get("codigoOrgao").is_none_or(|o| *a.organ.code == *o))
@@ -212,6 +212,13 @@ fn month_bounds(year: i32, month: Option<u32>) -> (NaiveDate, NaiveDate) {
 fn period_of(from: Option<&str>, to: Option<&str>) -> Option<(NaiveDate, NaiveDate)> {
     let d = |s: &str| NaiveDate::parse_from_str(s, "%d/%m/%Y").ok();
     Some((d(from?)?, d(to?)?))
+}
+
+/// The state of a demo agreement: its `uf`, else its municipality's when the name is unique in
+/// Brazil (demo grantees name their city only), as lampião places them.
+fn agreement_uf(a: &vigia_agents::model::agreement::Agreement) -> Option<&'static str> {
+    let t = vigia_agents::agents::lampiao::ibge::tables();
+    t.state(&a.uf).map(|s| s.uf).or_else(|| t.municipality(&a.municipality, None).map(|m| m.0.uf))
 }
 
 /// The upstream's name of a phase code.
