@@ -79,7 +79,7 @@ async fn ibge_population_comes_from_the_aggregates_api_and_repeats_from_the_cach
     let places = body["data"]["places"].as_array().unwrap();
     let mg = places.iter().find(|p| p["uf"] == "MG").unwrap();
     assert_eq!((mg["population"].as_u64(), mg["year"].as_i64()), (Some(served_state_population("MG")), Some(2024)));
-    let asked = s.requests("/api/v3/agregados/6579/periodos/all/variaveis/9324");
+    let asked = s.requests("/api/v3/agregados/6579/periodos/-1/variaveis/9324");
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].query.get("localidades").map(String::as_str), Some("N3[all]"));
     let (_, again) = get_json(&app, "/api/v1/federal/ibge/demographics").await;
@@ -180,4 +180,28 @@ async fn lampiao_divides_by_the_ibge_population_in_production_and_by_the_offline
     assert_eq!(content["population_fetched"], false);
     let mg = content["states"].as_array().unwrap().iter().find(|s| s["uf"] == "MG").unwrap();
     assert_eq!(mg["population"].as_u64(), Some(20_539_989));
+}
+
+#[tokio::test]
+async fn the_regional_facts_carry_ibge_population_by_state_and_municipality_and_the_literacy_rate() {
+    use vigia::upstream::federal::FederalSources;
+    use vigia::upstream::federal::regional::regional_facts;
+    let s = stand_in().await;
+    let mut cfg = vigia::config::Config::default();
+    s.configure(&mut cfg);
+    let sources = FederalSources::new(&cfg.upstream, &cfg.federal).unwrap().unwrap();
+    let facts = regional_facts(&sources.ibge).await.unwrap();
+    assert_eq!((facts.state_population.len(), facts.municipal_population.len()), (27, 5570));
+    assert_eq!(facts.state("MG"), Some(served_state_population("MG")));
+    assert_eq!(facts.municipality(3106200), Some(10_200));
+    assert_eq!(facts.population_year, Some(2024));
+    let lit = &facts.indicators[0];
+    assert_eq!((lit.key.as_str(), lit.rate, lit.by_state.len()), ("literacy_rate", true, 27));
+    assert_eq!(lit.by_state["MG"], crate::federal_standin::served_literacy(31));
+    let q = &s.requests("/api/v3/agregados/9543/")[0].query;
+    assert_eq!((q["localidades"].as_str(), q["classificacao"].as_str()), ("N3[all]", "2[6794]|86[95251]|287[100362]"));
+    // Once fetched, the figures come from the client's cache even while IBGE fails.
+    s.set(crate::federal_standin::Fault::Unavailable);
+    let again = regional_facts(&sources.ibge).await.unwrap();
+    assert_eq!(again.indicators.len(), 1, "served from the cache");
 }

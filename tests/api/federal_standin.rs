@@ -104,6 +104,26 @@ fn aggregates(q: &HashMap<String, String>) -> Value {
         "resultados": [{"classificacoes": [], "series": series}]}])
 }
 
+/// The literacy rate served: 80 plus the state code's remainder by 19, plus a quarter.
+pub fn served_literacy(uf_code: u32) -> f64 {
+    80.0 + (uf_code % 19) as f64 + 0.25
+}
+
+fn literacy() -> Value {
+    let t = tables();
+    let series: Vec<Value> = t
+        .states
+        .iter()
+        .map(|s| {
+            let code = t.uf_code(s.uf).unwrap();
+            json!({"localidade": {"id": code.to_string(), "nivel": {"id": "N3"}, "nome": s.name},
+                "serie": {"2022": served_literacy(code).to_string()}})
+        })
+        .collect();
+    json!([{"id": "2513", "variavel": "Taxa de alfabetização das pessoas de 15 anos ou mais de idade", "unidade": "%",
+        "resultados": [{"classificacoes": [], "series": series}]}])
+}
+
 fn localidades(uf: &str) -> Value {
     let text = std::fs::read_to_string("../shared/real/ibge/cidades.json").unwrap();
     let all: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -149,6 +169,7 @@ async fn answer(
     };
     match path.as_str() {
         p if p.starts_with("/api/v3/agregados/6579/periodos/") => Json(aggregates(&query)).into_response(),
+        "/api/v3/agregados/9543/periodos/2022/variaveis/2513" => Json(literacy()).into_response(),
         p if p.starts_with("/api/v1/localidades/estados/") => {
             Json(localidades(p.trim_start_matches("/api/v1/localidades/estados/").trim_end_matches("/municipios"))).into_response()
         }

@@ -12,9 +12,9 @@
 //! alert line usually drawn for income inequality), and a region served at under [`UNDERSERVED`]
 //! or over [`OVERSERVED`] times its population share, with the figures and the largest
 //! agreements as evidence. States without agreements count as zero: the figures describe the
-//! data analysed, not all federal transfers. When the dataset carries service indicators by
-//! state (production: DataSUS, INEP), the money per person is also ranked against each
-//! indicator per person ([`services`]): does the money go where services are scarce?
+//! data analysed, not all federal transfers. When the dataset carries indicators by state
+//! (production: the 2022 Census literacy rate from IBGE), the money per person is also ranked
+//! against each of them ([`services`]): does the money go where the indicator is low?
 
 use serde::Serialize;
 use serde_json::json;
@@ -248,22 +248,24 @@ impl Agent for Dandara {
         insights.extend(alignment.iter().filter_map(|a| {
             let rho = a.spearman?;
             let reading = if rho <= -services::NOTABLE {
-                "o dinheiro vai mais para onde o serviço é escasso"
+                "o dinheiro vai mais para onde o indicador é baixo"
             } else if rho >= services::NOTABLE {
-                "o dinheiro acompanha onde o serviço já é maior"
+                "o dinheiro acompanha onde o indicador já é alto"
             } else {
-                "sem relação clara entre o dinheiro e a oferta do serviço"
+                "sem relação clara entre o dinheiro e o indicador"
             };
+            let per = if a.rate { "" } else { " por 100 mil habitantes" };
             Some(say(
                 format!(
-                    "Convênios por habitante contra {} por 100 mil habitantes em {} UFs ({}): correlação de \
-                     Spearman {}, {}; menor oferta em {}",
+                    "Convênios por habitante contra {}{} em {} UFs ({}): correlação de Spearman {}, {}; \
+                     menores valores em {}",
                     a.name,
+                    per,
                     a.states,
                     a.source,
                     format_decimal(rho, 2),
                     reading,
-                    a.scarcest.join(", ")
+                    a.lowest.join(", ")
                 ),
                 0.75,
             ))

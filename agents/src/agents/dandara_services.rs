@@ -1,10 +1,11 @@
-//! Equity of spending against the public services a state already has: for each indicator the
-//! service handed in (health establishments, schools ... by state, from DataSUS and INEP), the
-//! indicator per 100,000 inhabitants is ranked against the agreements' money per inhabitant
-//! across the states where both are known, and the Spearman rank correlation says whether the
-//! money goes where services are scarce (negative: compensating) or where they already abound
-//! (positive: reinforcing). Without indicators (demo mode, a source that failed) there is
-//! nothing to compare and nothing is said.
+//! Equity of spending against the public services a state already has and what they achieve:
+//! for each indicator the service handed in by state (in production the 2022 Census literacy
+//! rate from IBGE; counts such as health establishments when a source gives them), the
+//! indicator (a rate as it is, a count per 100,000 inhabitants) is ranked against the
+//! agreements' money per inhabitant across the states where both are known, and the Spearman
+//! rank correlation says whether the money goes where the indicator is low (negative:
+//! compensating) or where it is already high (positive: reinforcing). Without indicators (demo
+//! mode, a source that failed) there is nothing to compare and nothing is said.
 
 use serde::Serialize;
 
@@ -29,11 +30,14 @@ pub struct ServiceAlignment {
     pub source: String,
     /// States with both the indicator and a population.
     pub states: usize,
-    /// Spearman's rank correlation of money per inhabitant with the indicator per 100,000
-    /// inhabitants; `None` with fewer than [`MIN_STATES`] states or no variation.
+    /// Spearman's rank correlation of money per inhabitant with the indicator (a rate as it is,
+    /// a count per 100,000 inhabitants); `None` with fewer than [`MIN_STATES`] states or no
+    /// variation.
     pub spearman: Option<f64>,
-    /// The states with the fewest services per inhabitant (up to three), scarcest first.
-    pub scarcest: Vec<&'static str>,
+    /// The states with the lowest indicator (up to three), lowest first.
+    pub lowest: Vec<&'static str>,
+    /// Whether the indicator is a rate (compared as it is) rather than a count.
+    pub rate: bool,
 }
 
 /// Each indicator of `facts` set against the money per inhabitant of `r`.
@@ -47,8 +51,8 @@ pub fn service_alignment(r: &RegionalSpending, facts: &RegionalFacts) -> Vec<Ser
                 .iter()
                 .filter_map(|s| {
                     let pop = s.population.filter(|p| *p > 0)? as f64;
-                    let count = *ind.by_state.get(s.uf)?;
-                    Some((s.uf, s.value / pop, count / pop * 100_000.0))
+                    let v = *ind.by_state.get(s.uf)?;
+                    Some((s.uf, s.value / pop, if ind.rate { v } else { v / pop * 100_000.0 }))
                 })
                 .collect();
             let spearman = (pairs.len() >= MIN_STATES)
@@ -66,7 +70,8 @@ pub fn service_alignment(r: &RegionalSpending, facts: &RegionalFacts) -> Vec<Ser
                 source: ind.source.clone(),
                 states: pairs.len(),
                 spearman,
-                scarcest: pairs.iter().take(3).map(|p| p.0).collect(),
+                lowest: pairs.iter().take(3).map(|p| p.0).collect(),
+                rate: ind.rate,
             }
         })
         .collect()

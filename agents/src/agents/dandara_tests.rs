@@ -92,7 +92,7 @@ fn a_cancelled_equity_analysis_returns_cancelled() {
 }
 
 #[test]
-fn money_going_where_health_services_are_scarce_reads_as_a_negative_rank_correlation() {
+fn money_going_where_an_indicator_is_low_reads_as_a_negative_rank_correlation() {
     use crate::model::regional::{Indicator, RegionalFacts};
     // Every state gets money inversely proportional to its (made-up) establishment count per
     // person: the ranks are exactly reversed, so Spearman is -1.
@@ -117,6 +117,7 @@ fn money_going_where_health_services_are_scarce_reads_as_a_negative_rank_correla
             area: "health".into(),
             source: "DataSUS CNES".into(),
             by_state,
+            rate: false,
         }],
     };
     let ds = Dataset { agreements, regional: Some(std::sync::Arc::new(facts)), ..Dataset::default() };
@@ -124,9 +125,9 @@ fn money_going_where_health_services_are_scarce_reads_as_a_negative_rank_correla
     let services = &out.artifacts[0].content["services"][0];
     assert_eq!(services["states"], 27);
     assert!((services["spearman"].as_f64().unwrap() + 1.0).abs() < 1e-12);
-    assert_eq!(services["scarcest"][0], t.states[0].uf);
+    assert_eq!(services["lowest"][0], t.states[0].uf);
     let text = out.insights.iter().map(|i| i.insight.as_str()).collect::<Vec<_>>().join("\n");
-    assert!(text.contains("correlação de Spearman -1,00, o dinheiro vai mais para onde o serviço é escasso"), "{text}");
+    assert!(text.contains("correlação de Spearman -1,00, o dinheiro vai mais para onde o indicador é baixo"), "{text}");
 }
 
 #[test]

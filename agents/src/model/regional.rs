@@ -28,7 +28,7 @@ pub struct RegionalFacts {
 /// One indicator of a public service, by state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Indicator {
-    /// Short identifier (`health_establishments`, `schools`).
+    /// Short identifier (`literacy_rate`, `health_establishments`).
     pub key: String,
     /// What it counts, in Portuguese ("estabelecimentos de saúde").
     pub name: String,
@@ -38,6 +38,10 @@ pub struct Indicator {
     pub source: String,
     /// The count or value by state acronym.
     pub by_state: HashMap<String, f64>,
+    /// Whether the values are already rates of the population (a percentage): compared as
+    /// they are; otherwise they are counts, compared per 100,000 inhabitants.
+    #[serde(default)]
+    pub rate: bool,
 }
 
 impl RegionalFacts {

@@ -1,9 +1,11 @@
 //! IBGE service data: resident population from the aggregates API (`/api/v3/agregados/6579`,
 //! variable 9324, the yearly population estimate; `localidades=N3[all]` for the states,
 //! `N6[all]` or `N6[<code>]` for municipalities, `N6[N3[<uf code>]]` for a state's
-//! municipalities) and a state's municipalities from localidades
-//! (`/api/v1/localidades/estados/{UF}/municipios`). Values in the aggregates come as strings per
-//! year (`{"2024": "21322691"}`); `"-"` and `"..."` mean no figure and are skipped.
+//! municipalities; period `-1` is the latest), the literacy rate of people aged 15 or more from
+//! the 2022 Census (agregado 9543, variable 2513, the totals of sex, colour and age), and a
+//! state's municipalities from localidades (`/api/v1/localidades/estados/{UF}/municipios`).
+//! Values in the aggregates come as strings per year (`{"2024": "21322691"}`); `"-"` and
+//! `"..."` mean no figure and are skipped.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +16,9 @@ use crate::upstream::source::UpstreamSource;
 
 /// The aggregate and variable of the yearly resident population estimate.
 const POPULATION: &str = "/api/v3/agregados/6579/periodos/{period}/variaveis/9324";
+/// The 2022 Census literacy rate (15 years or more), and the classification picking its totals.
+const LITERACY: &str = "/api/v3/agregados/9543/periodos/2022/variaveis/2513";
+const LITERACY_TOTALS: &str = "2[6794]|86[95251]|287[100362]";
 
 /// Which places to ask the population of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +57,19 @@ pub struct Population {
     pub population: u64,
 }
 
+/// One place's figure in an aggregates answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    /// IBGE code.
+    pub code: u32,
+    /// Name as IBGE gives it.
+    pub name: String,
+    /// Reference year.
+    pub year: i32,
+    /// The value (a count, a rate ...).
+    pub value: f64,
+}
+
 /// One municipality of localidades.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Locality {
@@ -75,19 +93,35 @@ impl IbgeClient {
         IbgeClient { src }
     }
 
-    /// The population of `places` in `year` (every year when `None`, keeping each place's
-    /// latest figure).
+    /// The population of `places` in `year` (the latest when `None`).
     pub async fn population(
         &self,
         places: &Places,
         year: Option<i32>,
     ) -> Result<Fetched<Vec<Population>>, UpstreamError> {
-        let period = year.map_or("all".to_string(), |y| y.to_string());
+        let period = year.map_or("-1".to_string(), |y| y.to_string());
         let path = POPULATION.replace("{period}", &period);
-        let got = get(&self.src, &path, &[("localidades", places.localidades())]).await?;
+        let got = self.figures(&path, &[("localidades", places.localidades())]).await?;
+        let rows = got.value.into_iter().filter(|f| f.value >= 0.0).map(|f| Population {
+            population: f.value.round() as u64,
+            code: f.code,
+            name: f.name,
+            year: f.year,
+        });
+        Ok(Fetched { value: rows.collect(), cache_hit: got.cache_hit })
+    }
+
+    /// The literacy rate (%) of people aged 15 or more of `places`, 2022 Census.
+    pub async fn literacy(&self, places: &Places) -> Result<Fetched<Vec<Figure>>, UpstreamError> {
+        let query = [("localidades", places.localidades()), ("classificacao", LITERACY_TOTALS.to_string())];
+        self.figures(LITERACY, &query).await
+    }
+
+    async fn figures(&self, path: &str, query: &[(&str, String)]) -> Result<Fetched<Vec<Figure>>, UpstreamError> {
+        let got = get(&self.src, path, query).await?;
         let rows = match got.value.as_deref() {
             None => Vec::new(),
-            Some(body) => parse_population(body).map_err(|r| malformed(&self.src, &path, r))?,
+            Some(body) => parse_figures(body).map_err(|r| malformed(&self.src, path, r))?,
         };
         Ok(Fetched { value: rows, cache_hit: got.cache_hit })
     }
@@ -105,9 +139,9 @@ impl IbgeClient {
 }
 
 /// The latest figure of each place in an aggregates answer.
-pub fn parse_population(body: &Value) -> Result<Vec<Population>, String> {
+pub fn parse_figures(body: &Value) -> Result<Vec<Figure>, String> {
     let variables = body.as_array().ok_or("expected an array of variables")?;
-    let mut out: Vec<Population> = Vec::new();
+    let mut out: Vec<Figure> = Vec::new();
     for series in variables
         .iter()
         .filter_map(|v| v.get("resultados")?.as_array())
@@ -126,10 +160,11 @@ pub fn parse_population(body: &Value) -> Result<Vec<Population>, String> {
         let by_year = series.get("serie").and_then(Value::as_object).ok_or("a series without serie")?;
         let latest = by_year
             .iter()
-            .filter_map(|(y, v)| Some((y.parse::<i32>().ok()?, v.as_str()?.trim().parse::<u64>().ok()?)))
+            .filter_map(|(y, v)| Some((y.parse::<i32>().ok()?, v.as_str()?.trim().parse::<f64>().ok()?)))
+            .filter(|(_, v)| v.is_finite())
             .max_by_key(|(y, _)| *y);
-        if let Some((year, population)) = latest {
-            out.push(Population { code, name, year, population });
+        if let Some((year, value)) = latest {
+            out.push(Figure { code, name, year, value });
         }
     }
     Ok(out)
@@ -169,12 +204,9 @@ mod tests {
              "serie": {"2021": "21411923", "2024": "21322691"}},
             {"localidade": {"id": "11", "nivel": {"id": "N3"}, "nome": "Rondônia"}, "serie": {"2024": "-"}}
         ]}]}]);
-        let rows = parse_population(&body).unwrap();
-        assert_eq!(
-            rows,
-            vec![Population { code: 31, name: "Minas Gerais".into(), year: 2024, population: 21_322_691 }]
-        );
-        assert!(parse_population(&json!({"erro": 1})).is_err());
+        let rows = parse_figures(&body).unwrap();
+        assert_eq!(rows, vec![Figure { code: 31, name: "Minas Gerais".into(), year: 2024, value: 21_322_691.0 }]);
+        assert!(parse_figures(&json!({"erro": 1})).is_err());
     }
 
     #[test]

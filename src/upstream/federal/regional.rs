@@ -1,5 +1,6 @@
 //! The regional facts lampião and dandara read in production: population by state and
-//! municipality from IBGE, attached to every batch of real records a [`DataProvider`] fetches.
+//! municipality and the 2022 Census literacy rate by state from IBGE, attached to every batch
+//! of real records a [`DataProvider`] fetches.
 //! Demo batches (demo mode, or a fallback) keep `regional: None` and the analysts use the
 //! offline table; an IBGE failure is logged with its class and the batch goes on without facts.
 
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use vigia_agents::agents::lampiao::ibge::tables;
-use vigia_agents::model::regional::RegionalFacts;
+use vigia_agents::model::regional::{Indicator, RegionalFacts};
 
 use super::FederalSources;
 use super::ibge::{IbgeClient, Places};
@@ -45,11 +46,18 @@ impl<P: DataProvider> DataProvider for WithRegionalFacts<P> {
     }
 }
 
-/// Population by state (required) and municipality (best effort) from IBGE, latest figures.
+/// How the literacy rate is cited.
+pub const IBGE_LITERACY_SOURCE: &str = "IBGE, Censo 2022, agregado 9543, variável 2513";
+
+/// Population by state (required), by municipality and the literacy rate by state (best
+/// effort) from IBGE, latest figures.
 pub async fn regional_facts(ibge: &IbgeClient) -> Option<Arc<RegionalFacts>> {
     let t = tables();
-    let (states, cities) =
-        futures::join!(ibge.population(&Places::States, None), ibge.population(&Places::AllMunicipalities, None));
+    let (states, cities, literacy) = futures::join!(
+        ibge.population(&Places::States, None),
+        ibge.population(&Places::AllMunicipalities, None),
+        ibge.literacy(&Places::States)
+    );
     let states = match states {
         Ok(p) => p.value,
         Err(e) => {
@@ -67,11 +75,25 @@ pub async fn regional_facts(ibge: &IbgeClient) -> Option<Arc<RegionalFacts>> {
             Default::default()
         }
     };
+    let indicators = match literacy {
+        Ok(f) => vec![Indicator {
+            key: "literacy_rate".into(),
+            name: "taxa de alfabetização (15 anos ou mais, %)".into(),
+            area: "education".into(),
+            source: IBGE_LITERACY_SOURCE.into(),
+            by_state: f.value.iter().filter_map(|f| Some((t.uf_of_code(f.code)?.to_string(), f.value))).collect(),
+            rate: true,
+        }],
+        Err(e) => {
+            tracing::warn!(class = e.class(), error = %e, "IBGE literacy rate unavailable");
+            Vec::new()
+        }
+    };
     Some(Arc::new(RegionalFacts {
         population_source: format!("{IBGE_POPULATION_SOURCE}{}", year.map_or(String::new(), |y| format!(", {y}"))),
         population_year: year,
         state_population,
         municipal_population,
-        indicators: Vec::new(),
+        indicators,
     }))
 }
