@@ -59,9 +59,14 @@ pub struct Core {
 impl Core {
     /// Starts the runtime over `store` and builds the services.
     pub async fn build(config: &Config, factory: AgentFactory, store: Store) -> anyhow::Result<Core> {
-        let provider =
-            Arc::new(Provider::new(&config.upstream, config.demo.clone()).context("building the upstream client")?);
-        let federal = FederalSources::new(&config.upstream, &config.federal).context("building the federal clients")?;
+        let provider = Arc::new(
+            Provider::new(&config.upstream, config.demo.clone())
+                .context("building the upstream client")?
+                .with_sanctions_store(Arc::new(store.clone())),
+        );
+        provider.start_sanctions_refresh();
+        let federal = FederalSources::new(&config.upstream, &config.federal, provider.transparency_client())
+            .context("building the federal clients")?;
         let data: Arc<dyn DataProvider> = Arc::new(WithRegionalFacts::new(provider.clone(), federal.as_ref()));
         let runtime = RuntimeHandle::start(RuntimeDeps {
             store: Arc::new(store.clone()),

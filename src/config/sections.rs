@@ -202,8 +202,20 @@ pub struct UpstreamConfig {
     pub cache_ttl_secs: u64,
     /// Retries of a failed upstream request (5xx, 429, transport errors).
     pub retries: u32,
-    /// Most pages (15 records each) fetched per organ.
+    /// Most pages (15 records each) of one list (an organ's contracts, a month of its
+    /// licitações, ...); a list cut here is reported as truncated.
     pub max_pages: u32,
+    /// Most records fetched per investigation, all kinds together (shared by kind: contracts
+    /// 50 %, licitações 20 %, convênios 15 %, despesas 15 %); a cut is reported as truncated.
+    pub record_budget: usize,
+    /// Most upstream requests per investigation (pages and per-record details together, shared
+    /// by kind: contracts with their aditivos 45 %, licitações with participants 25 %,
+    /// convênios 10 %, despesas 20 %). At 90 a minute, 450 requests take five minutes.
+    pub request_budget: usize,
+    /// Seconds between refreshes of the CEIS and CNEP lists kept in the store.
+    pub sanctions_refresh_secs: u64,
+    /// Most pages of each sanctions list read per refresh.
+    pub sanctions_max_pages: u32,
     /// Organs searched when a query names none (contract search needs an organ code).
     pub default_organs: Vec<String>,
 }
@@ -217,7 +229,11 @@ impl Default for UpstreamConfig {
             requests_per_minute: 90,
             cache_ttl_secs: 3600,
             retries: 3,
-            max_pages: 20,
+            max_pages: 1000,
+            record_budget: 5000,
+            request_budget: 450,
+            sanctions_refresh_secs: 86_400,
+            sanctions_max_pages: 2000,
             default_organs: vec!["36000".into(), "26000".into(), "52000".into()],
         }
     }

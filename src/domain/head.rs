@@ -37,6 +37,9 @@ pub struct InvestigationHead {
     pub risk_score: Option<u8>,
     /// Whether results exist (some agents finished).
     pub has_results: bool,
+    /// Where the results' data came from, once results exist.
+    #[serde(default)]
+    pub provenance: Option<super::investigation::Provenance>,
 }
 
 impl From<&Investigation> for InvestigationHead {
@@ -55,6 +58,7 @@ impl From<&Investigation> for InvestigationHead {
             anomalies_found: inv.anomalies_found(),
             risk_score: inv.risk_score(),
             has_results: inv.results.is_some(),
+            provenance: inv.results.as_ref().map(|r| r.provenance.clone()),
         }
     }
 }

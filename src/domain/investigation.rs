@@ -197,6 +197,39 @@ pub struct Provenance {
     pub cache_hit: bool,
     /// Why the run fell back to demo data, if it did (no secrets).
     pub fallback_reason: Option<String>,
+    /// Records the upstream sent (at least this many exist: the API gives no totals); `None`
+    /// for demo data.
+    #[serde(default)]
+    pub records_available: Option<usize>,
+    /// Whether the record budget or the page cap stopped a fetch before its end.
+    #[serde(default)]
+    pub truncated: bool,
+    /// What was not fetched and why (a kind the key may not read, details over budget).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Provenance {
+    /// `completed_fallback` when the upstream failed and demo data stood in, else `completed`.
+    pub fn data_status(&self) -> &'static str {
+        if self.fallback_reason.is_some() { "completed_fallback" } else { "completed" }
+    }
+
+    /// What a client must be told about the data: demo data and why, or a cut by the budget.
+    pub fn warning(&self) -> Option<String> {
+        match (&self.fallback_reason, self.demo_mode, self.truncated) {
+            (Some(why), _, _) => Some(format!("[DEMO] the upstream failed ({why}); synthetic demo data was analysed")),
+            (None, true, _) => {
+                Some("[DEMO] synthetic data with planted anomalies: set TRANSPARENCY_API_KEY for real records".into())
+            }
+            (None, false, true) => Some(format!(
+                "a fetch budget (upstream.record_budget, upstream.request_budget) stopped reading the upstream \
+                 before the end of its lists: {} records were read and more exist; see data_notes",
+                self.records_available.unwrap_or_default()
+            )),
+            (None, false, false) => None,
+        }
+    }
 }
 
 /// The results of a finished run (the spec's InvestigationResponse, language-neutral).

@@ -69,3 +69,21 @@ pub trait DataProvider: Send + Sync + 'static {
     /// `provenance.fallback_reason`. Errors are for requests no source can serve.
     fn fetch<'a>(&'a self, query: &'a DataQuery) -> BoxFuture<'a, Result<DataBatch, PortError>>;
 }
+
+/// The stored sanctions lists and when they were fetched (`None`: never).
+pub type StoredSanctions = (Vec<vigia_agents::model::sanction::Sanction>, Option<chrono::DateTime<chrono::Utc>>);
+
+/// The CEIS and CNEP sanctions lists kept locally: refreshed from the upstream on a schedule,
+/// read by every investigation, so a sanction check never calls the upstream per contract.
+pub trait SanctionsStore: Send + Sync + 'static {
+    /// The stored lists and when they were fetched (`None`: never).
+    fn load_sanctions(
+        &self,
+    ) -> Result<(Vec<vigia_agents::model::sanction::Sanction>, Option<chrono::DateTime<chrono::Utc>>), PortError>;
+    /// Replaces the stored lists.
+    fn replace_sanctions(
+        &self,
+        sanctions: &[vigia_agents::model::sanction::Sanction],
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), PortError>;
+}

@@ -12,7 +12,7 @@ use axum::{Json, Router};
 use super::AppState;
 use super::error::ApiError;
 use crate::service::federal::Query as Params;
-use crate::upstream::federal::portal::Endpoint;
+use crate::service::transparency::Records;
 
 /// The routes.
 pub fn router() -> Router<AppState> {
@@ -22,18 +22,18 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/transparency/agreements", get(agreements))
 }
 
-async fn page(st: AppState, endpoint: Endpoint, q: HashMap<String, String>) -> Result<Response, ApiError> {
-    Ok(Json(st.services.transparency.page(endpoint, &Params(q)).await?).into_response())
+async fn page(st: AppState, kind: Records, q: HashMap<String, String>) -> Result<Response, ApiError> {
+    Ok(Json(st.services.transparency.page(kind, &Params(q)).await?).into_response())
 }
 
 /// `codigo_orgao` (required), `ano`, `mes`, `valor_inicial`, `pagina`.
 async fn contracts(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Response, ApiError> {
-    page(st, Endpoint::Contracts, q).await
+    page(st, Records::Contracts, q).await
 }
 
 /// `data` and `fase` (required), `unidade_gestora` or `gestao` (one required), `valor_inicial`, `pagina`.
 async fn expenses(State(st): State<AppState>, Query(q): Query<HashMap<String, String>>) -> Result<Response, ApiError> {
-    page(st, Endpoint::Expenses, q).await
+    page(st, Records::Expenses, q).await
 }
 
 /// One of `uf`, `codigo_ibge`, `codigo_orgao`, `numero` (required); `ano`, `mes`, `convenente`,
@@ -42,5 +42,5 @@ async fn agreements(
     State(st): State<AppState>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    page(st, Endpoint::Agreements, q).await
+    page(st, Records::Agreements, q).await
 }

@@ -83,7 +83,7 @@ impl AgentAnswer {
         let found = anomalies.len();
         anomalies.truncate(LISTED);
         AgentAnswer {
-            status: "completed",
+            status: provenance.data_status(),
             agent: agent.as_str().into(),
             agent_name: agent.display_name().into(),
             source: provenance.source.clone(),
@@ -99,10 +99,7 @@ impl AgentAnswer {
             recommendations: out.recommendations,
             artifacts: out.artifacts,
             demo_mode: provenance.demo_mode,
-            warning: provenance.demo_mode.then(|| {
-                "DEMO MODE: synthetic data with planted anomalies; set TRANSPARENCY_API_KEY for real records"
-                    .to_string()
-            }),
+            warning: provenance.warning(),
         }
     }
 }
@@ -235,7 +232,7 @@ impl AgentService {
             demo_mode: false,
             fetched_at: Some(Utc::now()),
             cache_hit: false,
-            fallback_reason: None,
+            ..Provenance::default()
         };
         let params = DetectionParams::default();
         self.run(AgentId::MariaQuiteria, Arc::new(ds), params, None, &provenance, None).await

@@ -107,6 +107,14 @@ impl HealthService {
                 })
             }
         };
+        let mut upstream = upstream;
+        if self.provider.production_mode()
+            && let Some(u) = upstream.as_object_mut()
+        {
+            let (held, refreshed_at) = self.provider.sanctions_state();
+            u.insert("last_error_class".into(), json!(self.provider.last_error_class()));
+            u.insert("sanctions".into(), json!({"records": held, "refreshed_at": refreshed_at}));
+        }
         let process = json!({
             "status": "healthy",
             "rss_mb": memory::rss_bytes().map(|b| memory::to_mb(b as i64)),

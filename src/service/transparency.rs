@@ -18,7 +18,28 @@ use super::federal::{Mode, Query, answer, upstream_failure};
 use crate::config::DemoConfig;
 use crate::error::{Error, Result};
 use crate::upstream::federal::FederalSources;
-use crate::upstream::federal::portal::{Endpoint, PAGE_SIZE};
+use crate::upstream::federal::portal::{Endpoint, PAGE_SIZE, dmy, period};
+
+/// The record kinds the routes page through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Records {
+    /// `/contratos`.
+    Contracts,
+    /// `/despesas/documentos`.
+    Expenses,
+    /// `/convenios`.
+    Agreements,
+}
+
+impl Records {
+    fn endpoint(self) -> Endpoint {
+        match self {
+            Records::Contracts => Endpoint::Contracts,
+            Records::Expenses => Endpoint::Expenses,
+            Records::Agreements => Endpoint::Agreements,
+        }
+    }
+}
 
 /// The transparency routes' service.
 pub struct TransparencyService {
@@ -28,7 +49,7 @@ pub struct TransparencyService {
 
 /// A validated request: the upstream parameters, the client-side minimum value and the page.
 struct Request {
-    endpoint: Endpoint,
+    kind: Records,
     params: Vec<(&'static str, String)>,
     min_value: Option<f64>,
     page: u32,
@@ -42,16 +63,16 @@ impl TransparencyService {
         TransparencyService { sources, demo }
     }
 
-    /// One page of `endpoint`'s records filtered by `q`: `{data, meta}`.
-    pub async fn page(&self, endpoint: Endpoint, q: &Query) -> Result<Value> {
-        let req = request(endpoint, q)?;
+    /// One page of `kind`'s records filtered by `q`: `{data, meta}`.
+    pub async fn page(&self, kind: Records, q: &Query) -> Result<Value> {
+        let req = request(kind, q)?;
         let Some(sources) = &self.sources else {
             return self.demo_page(&req, Mode::Demo).await;
         };
-        match sources.portal.page(endpoint, &req.params).await {
+        match sources.portal.page(kind.endpoint(), &req.params).await {
             Ok(got) => {
                 let total = got.value.len();
-                let rows: Vec<Value> = got.value.into_iter().filter(|r| at_least(endpoint, r, req.min_value)).collect();
+                let rows: Vec<Value> = got.value.into_iter().filter(|r| at_least(kind, r, req.min_value)).collect();
                 Ok(answer(
                     Value::Array(rows.clone()),
                     Mode::Production { source: "portal_transparencia_api", cache_hit: got.cache_hit },
@@ -80,11 +101,11 @@ impl TransparencyService {
         let get = |k: &str| req.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         let period = period_of(get("dataInicial"), get("dataFinal"));
         let in_period = |d: Option<NaiveDate>| period.is_none_or(|(a, b)| d.is_some_and(|d| d >= a && d <= b));
-        let rows: Vec<Value> = match req.endpoint {
-            Endpoint::Contracts => {
+        let rows: Vec<Value> = match req.kind {
+            Records::Contracts => {
                 ds.contracts.iter().filter(|c| in_period(c.signed_on)).map(contract_to_upstream).collect()
             }
-            Endpoint::Expenses => {
+            Records::Expenses => {
                 let day = get("dataEmissao").and_then(|d| NaiveDate::parse_from_str(d, "%d/%m/%Y").ok());
                 let phase = get("fase").map(phase_name);
                 ds.expenses
@@ -95,7 +116,7 @@ impl TransparencyService {
                     .map(expense_to_upstream)
                     .collect()
             }
-            Endpoint::Agreements => ds
+            Records::Agreements => ds
                 .agreements
                 .iter()
                 .filter(|a| in_period(a.valid_from))
@@ -106,7 +127,7 @@ impl TransparencyService {
                 .map(agreement_to_upstream)
                 .collect(),
         };
-        let rows: Vec<Value> = rows.into_iter().filter(|r| at_least(req.endpoint, r, req.min_value)).collect();
+        let rows: Vec<Value> = rows.into_iter().filter(|r| at_least(req.kind, r, req.min_value)).collect();
         let total = rows.len();
         let start = (req.page as usize - 1) * PAGE_SIZE;
         let shown: Vec<Value> = rows.into_iter().skip(start).take(PAGE_SIZE).collect();
@@ -121,7 +142,7 @@ impl TransparencyService {
 }
 
 /// The request's filters checked and mapped to the upstream's parameters.
-fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
+fn request(kind: Records, q: &Query) -> Result<Request> {
     let page = q.page("pagina")?;
     let min_value = q.number("valor_inicial")?.or(q.number("valor_minimo")?);
     if min_value.is_some_and(|v| v < 0.0) {
@@ -133,15 +154,15 @@ fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
     if month.is_some() && year.is_none() {
         return Err(Error::validation("mes", "a month needs its year (ano)"));
     }
-    match endpoint {
-        Endpoint::Contracts => {
+    match kind {
+        Records::Contracts => {
             let organ = organ
                 .clone()
                 .ok_or_else(|| Error::validation("codigo_orgao", "required: the organ's 5-digit SIAFI code"))?;
             params.push(("codigoOrgao", organ));
             year = Some(year.unwrap_or_else(|| Utc::now().year()));
         }
-        Endpoint::Expenses => {
+        Records::Expenses => {
             let day = q
                 .date("data")?
                 .ok_or_else(|| Error::validation("data", "required: the day of the documents (YYYY-MM-DD)"))?;
@@ -161,13 +182,13 @@ fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
                     "required: unidade_gestora (6 digits) or gestao (5 digits)",
                 ));
             }
-            params.push(("dataEmissao", day.format("%d/%m/%Y").to_string()));
+            params.push(("dataEmissao", dmy(day)));
             params.push(("fase", phase.to_string()));
             params.extend(ug.map(|u| ("unidadeGestora", u)));
             params.extend(gestao.map(|g| ("gestao", g)));
             year = Some(day.year());
         }
-        Endpoint::Agreements => {
+        Records::Agreements => {
             let uf = q.get("uf").map(|u| u.trim().to_uppercase());
             if let Some(uf) = &uf
                 && vigia_agents::agents::lampiao::ibge::tables().state(uf).is_none_or(|s| s.uf != uf)
@@ -187,26 +208,14 @@ fn request(endpoint: Endpoint, q: &Query) -> Result<Request> {
             params.extend(q.get("situacao").map(|s| ("situacao", s.to_string())));
         }
     }
-    if endpoint != Endpoint::Expenses
+    if kind != Records::Expenses
         && let Some(y) = year
     {
-        let (from, to) = month_bounds(y, month);
-        params.push(("dataInicial", from.format("%d/%m/%Y").to_string()));
-        params.push(("dataFinal", to.format("%d/%m/%Y").to_string()));
+        let (from, to) = period(y, month);
+        params.push(("dataInicial", dmy(from)));
+        params.push(("dataFinal", dmy(to)));
     }
-    Ok(Request { endpoint, params, min_value, page, organ, year })
-}
-
-/// First and last day of a year, or of one of its months.
-fn month_bounds(year: i32, month: Option<u32>) -> (NaiveDate, NaiveDate) {
-    let first = |y, m| NaiveDate::from_ymd_opt(y, m, 1).unwrap_or(NaiveDate::MIN);
-    match month {
-        Some(m) => {
-            let next = if m == 12 { first(year + 1, 1) } else { first(year, m + 1) };
-            (first(year, m), next.pred_opt().unwrap_or(next))
-        }
-        None => (first(year, 1), first(year + 1, 1).pred_opt().unwrap_or(NaiveDate::MAX)),
-    }
+    Ok(Request { kind, params, min_value, page, organ, year })
 }
 
 fn period_of(from: Option<&str>, to: Option<&str>) -> Option<(NaiveDate, NaiveDate)> {
@@ -231,11 +240,11 @@ fn phase_name(code: &str) -> &'static str {
 }
 
 /// Whether a record's value reaches the minimum (records without a readable value do not).
-fn at_least(endpoint: Endpoint, record: &Value, min: Option<f64>) -> bool {
+fn at_least(kind: Records, record: &Value, min: Option<f64>) -> bool {
     let Some(min) = min else { return true };
-    let field = match endpoint {
-        Endpoint::Contracts => "valorInicialCompra",
-        Endpoint::Expenses | Endpoint::Agreements => "valor",
+    let field = match kind {
+        Records::Contracts => "valorInicialCompra",
+        Records::Expenses | Records::Agreements => "valor",
     };
     record.get(field).and_then(parse_money).is_some_and(|v| v >= min)
 }

@@ -1,21 +1,26 @@
-//! Data for investigations: the Portal da Transparência client (key, rate limit, retry,
-//! cache) and the demo generator, behind the domain's `DataProvider` port. Production mode
-//! uses the API and falls back to demo data when it fails; demo mode uses demo data only.
+//! Data for investigations: the Portal da Transparência client (on the shared core in
+//! [`source`]) and the demo generator, behind the domain's `DataProvider` port. Production
+//! mode fetches every record kind within a budget ([`collect`]) plus the sanctions lists kept
+//! in the store ([`sanctions`]), and falls back to demo data when the upstream fails; demo
+//! mode uses demo data only.
 
 mod cache;
+mod collect;
 pub mod counters;
+mod demo;
 mod error;
 pub mod federal;
+mod params;
+mod sanctions;
 pub mod source;
 mod transparency;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use chrono::{Datelike, Utc};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use vigia_agents::demo::{DemoSpec, Flavour, generate_until};
 
 pub use source::{SourceConfig, UpstreamError, UpstreamSource};
 pub use transparency::TransparencyClient;
@@ -23,13 +28,18 @@ pub use transparency::TransparencyClient;
 use crate::config::{DemoConfig, UpstreamConfig};
 use crate::domain::DataSource;
 use crate::domain::investigation::Provenance;
-use crate::domain::ports::{DataBatch, DataProvider, DataQuery, PortError};
+use crate::domain::ports::{DataBatch, DataProvider, DataQuery, PortError, SanctionsStore};
 
 /// The data provider of the running service.
 pub struct Provider {
     api: Option<Arc<TransparencyClient>>,
     demo: DemoConfig,
     default_organs: Vec<String>,
+    record_budget: usize,
+    request_budget: usize,
+    sanctions: sanctions::SanctionsCache,
+    sanctions_refresh: Duration,
+    sanctions_max_pages: u32,
 }
 
 impl Provider {
@@ -39,13 +49,63 @@ impl Provider {
             Some(_) => Some(Arc::new(TransparencyClient::new(upstream)?)),
             None => None,
         };
-        Ok(Provider { api, demo, default_organs: upstream.default_organs.clone() })
+        Ok(Provider {
+            api,
+            demo,
+            default_organs: upstream.default_organs.clone(),
+            record_budget: upstream.record_budget,
+            request_budget: upstream.request_budget,
+            sanctions: sanctions::SanctionsCache::default(),
+            sanctions_refresh: Duration::from_secs(upstream.sanctions_refresh_secs.max(1)),
+            sanctions_max_pages: upstream.sanctions_max_pages,
+        })
+    }
+
+    /// Keeps the sanctions lists in `store` (read now, replaced at each refresh).
+    pub fn with_sanctions_store(mut self, store: Arc<dyn SanctionsStore>) -> Self {
+        self.sanctions = sanctions::SanctionsCache::over(store);
+        self
+    }
+
+    /// Production mode: refreshes the sanctions lists now if stale, then on their schedule,
+    /// for as long as the provider lives. Demo mode: nothing to refresh.
+    pub fn start_sanctions_refresh(self: &Arc<Self>) {
+        if self.api.is_some() {
+            sanctions::spawn_refresh(Arc::downgrade(self), self.sanctions_refresh);
+        }
+    }
+
+    /// Reads the CEIS and CNEP lists from the upstream and keeps them; how many were kept.
+    pub async fn refresh_sanctions(&self) -> Result<usize, UpstreamError> {
+        let api = self.api.as_ref().ok_or_else(|| UpstreamError::Setup {
+            source_name: transparency::SOURCE,
+            reason: "demo mode has no upstream".into(),
+        })?;
+        sanctions::refresh(api, &self.sanctions, self.sanctions_max_pages).await
+    }
+
+    /// How long ago the sanctions lists were read (`None`: never).
+    pub fn sanctions_age(&self) -> Option<Duration> {
+        let (_, at) = self.sanctions.snapshot();
+        at.map(|at| (Utc::now() - at).to_std().unwrap_or(Duration::ZERO))
+    }
+
+    /// Sanctions held and when they were read.
+    pub fn sanctions_state(&self) -> (usize, Option<chrono::DateTime<Utc>>) {
+        let (list, at) = self.sanctions.snapshot();
+        (list.len(), at)
     }
 
     /// Whether this deployment can serve a data source: every source in demo mode (all data
     /// is synthetic), only the Portal da Transparência in production mode.
     pub fn supports(&self, source: DataSource) -> bool {
         self.api.is_none() || source == DataSource::PortalTransparencia
+    }
+
+    /// The Portal client (production mode), shared with the `/transparency/*` routes so one
+    /// key has one rate limit.
+    pub fn transparency_client(&self) -> Option<Arc<TransparencyClient>> {
+        self.api.clone()
     }
 
     /// Whether real data is used.
@@ -63,9 +123,14 @@ impl Provider {
         self.api.as_ref().map(|api| api.counters())
     }
 
+    /// The class of the last failed upstream request ([`UpstreamError::class`]).
+    pub fn last_error_class(&self) -> Option<&'static str> {
+        self.api.as_ref().and_then(|api| api.last_error_class())
+    }
+
     /// Checks the upstream this deployment reads with one real request (production mode):
     /// its latency, or why it failed; `None` in demo mode, where nothing is reached.
-    pub async fn probe(&self) -> Option<Result<std::time::Duration, String>> {
+    pub async fn probe(&self) -> Option<Result<Duration, String>> {
         let api = self.api.as_ref()?;
         let organ = self.default_organs.first().map_or("26000", String::as_str);
         Some(api.probe(organ).await.map_err(|e| e.to_string()))
@@ -83,82 +148,47 @@ impl Provider {
         }
     }
 
-    /// Generates demo data on the blocking pool (it is CPU-bound: about a second per million
-    /// contracts in release). Dropping the future (a run aborted at shutdown, a cancelled
-    /// investigation) stops the generation at its next chunk instead of letting it run on.
-    async fn demo_batch_async(
-        &self,
-        q: &DataQuery,
-        organs: Vec<String>,
-        fallback_reason: Option<String>,
-    ) -> Result<DataBatch, PortError> {
-        let this = Provider { api: None, demo: self.demo.clone(), default_organs: self.default_organs.clone() };
-        let q = q.clone();
-        let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
-        let flag = stop.0.clone();
-        let batch = tokio::task::spawn_blocking(move || {
-            this.demo_batch_until(&q, organs, fallback_reason, &|| flag.load(Ordering::Relaxed))
-        })
-        .await
-        .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))?;
-        drop(stop);
-        batch.ok_or_else(|| PortError::Data("demo data generation was stopped".into()))
-    }
-
-    fn demo_batch(&self, q: &DataQuery, organs: Vec<String>, fallback_reason: Option<String>) -> DataBatch {
-        match self.demo_batch_until(q, organs, fallback_reason, &|| false) {
-            Some(batch) => batch,
-            // Never asked to stop: the generation always completes.
-            None => DataBatch { dataset: Default::default(), provenance: demo_provenance(None) },
+    /// The fetch for `q`: its organs, its date range (else its year and month, else this
+    /// year) and minimum value, within the configured budgets.
+    fn plan(&self, q: &DataQuery) -> collect::Plan {
+        let (from, to) = match &q.filters.date_range {
+            Some(r) => (r.start, r.end),
+            None => params::period(q.intent.year.unwrap_or_else(|| Utc::now().year()), q.intent.month),
+        };
+        collect::Plan {
+            organs: self.organs(q),
+            from,
+            to,
+            min_value: q.intent.min_value,
+            record_budget: self.record_budget,
+            request_budget: self.request_budget,
         }
     }
 
-    fn demo_batch_until(
-        &self,
-        q: &DataQuery,
-        organs: Vec<String>,
-        fallback_reason: Option<String>,
-        stop: &(dyn Fn() -> bool + Sync),
-    ) -> Option<DataBatch> {
-        let spec = DemoSpec {
-            seed: self.demo.seed,
-            contracts: self.demo.records,
-            organ_codes: if q.intent.organ_codes.is_empty() && q.filters.organizations.is_empty() {
-                Vec::new()
-            } else {
-                organs
+    /// Every record kind from the upstream, with the stored sanctions lists.
+    async fn production_batch(&self, api: &TransparencyClient, q: &DataQuery) -> Result<DataBatch, UpstreamError> {
+        let got = collect::collect(api, &self.plan(q)).await?;
+        let mut dataset = got.dataset;
+        let mut notes = got.notes;
+        let (sanctions, at) = self.sanctions.snapshot();
+        match at {
+            Some(at) => notes.push(format!("CEIS and CNEP lists as read at {}", at.to_rfc3339())),
+            None => notes.push("CEIS and CNEP lists not read yet: sanctions were not checked".into()),
+        }
+        dataset.sanctions = sanctions.as_ref().clone();
+        Ok(DataBatch {
+            dataset: demo::shared(dataset),
+            provenance: Provenance {
+                source: "portal_transparencia_api".into(),
+                demo_mode: false,
+                fetched_at: Some(Utc::now()),
+                cache_hit: got.cache_hit,
+                fallback_reason: None,
+                records_available: Some(got.available + sanctions.len()),
+                truncated: got.truncated,
+                notes,
             },
-            year: q.intent.year,
-        };
-        let data = generate_until(&spec, Flavour::Normal, stop)?;
-        Some(DataBatch { dataset: data.dataset, provenance: demo_provenance(fallback_reason) })
-    }
-
-    /// Demo data for `vigia investigate --records N` and direct agent calls.
-    pub fn demo(&self, q: &DataQuery, records: usize, seed: u64) -> DataBatch {
-        let organs = self.organs(q);
-        let p = Provider { api: None, demo: DemoConfig { seed, records }, default_organs: self.default_organs.clone() };
-        p.demo_batch(q, organs, None)
-    }
-}
-
-/// Sets its flag when dropped: the generation it guards stops at its next check.
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Where demo data comes from.
-fn demo_provenance(fallback_reason: Option<String>) -> Provenance {
-    Provenance {
-        source: "demo_data".into(),
-        demo_mode: true,
-        fetched_at: Some(Utc::now()),
-        cache_hit: false,
-        fallback_reason,
+        })
     }
 }
 
@@ -175,30 +205,14 @@ impl DataProvider for Provider {
                     q.source.as_str()
                 )));
             }
-            let year = q.intent.year.unwrap_or_else(|| Utc::now().year());
-            match api.contracts(&organs, year, q.intent.month).await {
-                Ok((contracts, cache_hit)) => Ok(DataBatch {
-                    dataset: shared(vigia_agents::Dataset::from_contracts(contracts)),
-                    provenance: Provenance {
-                        source: "portal_transparencia_api".into(),
-                        demo_mode: false,
-                        fetched_at: Some(Utc::now()),
-                        cache_hit,
-                        fallback_reason: None,
-                    },
-                }),
+            match self.production_batch(api, q).await {
+                Ok(batch) => Ok(batch),
                 Err(e) => {
-                    tracing::warn!(error = %e, "upstream failed; falling back to demo data");
+                    tracing::warn!(error = %e, class = e.class(), "upstream failed; falling back to demo data");
                     self.demo_batch_async(q, organs, Some(e.to_string())).await
                 }
             }
         }
         .boxed()
     }
-}
-
-/// A dataset whose repeated texts (organs, units, suppliers, ...) are one allocation each.
-fn shared(mut dataset: vigia_agents::Dataset) -> vigia_agents::Dataset {
-    dataset.share_text();
-    dataset
 }

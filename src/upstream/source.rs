@@ -274,6 +274,14 @@ impl UpstreamSource {
 
     /// A request without cache or retry (health probes): how long the upstream took.
     pub async fn probe(&self, path: &str, query: &[(&str, String)]) -> Result<Duration, UpstreamError> {
+        let result = self.probe_once(path, query).await;
+        if let Err(e) = &result {
+            *self.inner.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.class());
+        }
+        result
+    }
+
+    async fn probe_once(&self, path: &str, query: &[(&str, String)]) -> Result<Duration, UpstreamError> {
         let started = Instant::now();
         let result = self.inner.http.get(format!("{}{}", self.inner.base, path)).query(query).send().await;
         let name = self.inner.name;

@@ -4,13 +4,11 @@
 
 use std::time::Duration;
 
-use reqwest::header::HeaderName;
-use serde_json::Value;
-use vigia_agents::Contract;
-use vigia_agents::model::upstream::contract_from_upstream;
-
+use super::params::{Endpoint, dmy, period};
 use super::source::{SourceConfig, UpstreamError, UpstreamSource};
 use crate::config::UpstreamConfig;
+use reqwest::header::HeaderName;
+use serde_json::Value;
 
 /// The source's name in errors, logs and health.
 pub const SOURCE: &str = "portal_transparencia";
@@ -26,6 +24,28 @@ const PAGE_SIZE: usize = 15;
 pub struct TransparencyClient {
     src: UpstreamSource,
     max_pages: u32,
+}
+
+/// What one fetch may still spend: records kept and requests sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Records that may still be kept.
+    pub records: usize,
+    /// Requests that may still be sent.
+    pub requests: usize,
+}
+
+/// The rows of a paged list.
+#[derive(Debug, Default)]
+pub struct Listed {
+    /// Rows kept (within the record budget).
+    pub rows: Vec<Value>,
+    /// Rows the upstream sent, kept or not.
+    pub received: usize,
+    /// Whether the list ended (a short page) rather than the budget or the page cap.
+    pub complete: bool,
+    /// Whether every page came from the cache.
+    pub cached: bool,
 }
 
 impl TransparencyClient {
@@ -49,43 +69,61 @@ impl TransparencyClient {
         Ok(TransparencyClient { src, max_pages: cfg.max_pages.max(1) })
     }
 
-    /// Contracts of the given organs signed in `year` (and `month`, if given). Returns the
-    /// contracts and whether every page came from the cache. Records that do not parse are
-    /// skipped with a warning; the upstream's own shape is not trusted blindly.
-    pub async fn contracts(
+    /// Every page of a list endpoint for `query` (plus `pagina`), until a short page, the
+    /// page cap, or the budget; rows past the record budget are counted but not kept.
+    pub async fn list(
         &self,
-        organs: &[String],
-        year: i32,
-        month: Option<u32>,
-    ) -> Result<(Vec<Contract>, bool), UpstreamError> {
-        let (from, to) = period(year, month);
-        let mut out = Vec::new();
-        let mut all_cached = true;
-        for organ in organs {
-            for page in 1..=self.max_pages {
-                let query = [
-                    ("codigoOrgao", organ.clone()),
-                    ("pagina", page.to_string()),
-                    ("dataInicial", from.clone()),
-                    ("dataFinal", to.clone()),
-                ];
-                let (rows, cached) = self.get_list("/contratos", &query).await?;
-                all_cached &= cached;
-                for (i, row) in rows.iter().enumerate() {
-                    match contract_from_upstream(i, row) {
-                        Ok(c) => out.push(c),
-                        Err(e) => tracing::warn!(organ = %organ, page, error = %e, "skipping an upstream record"),
-                    }
-                }
-                if rows.len() < PAGE_SIZE {
-                    break;
-                }
+        endpoint: Endpoint,
+        query: &[(&'static str, String)],
+        budget: &mut Budget,
+    ) -> Result<Listed, UpstreamError> {
+        endpoint.check(query)?;
+        let mut out = Listed { rows: Vec::new(), received: 0, complete: false, cached: true };
+        for page in 1..=self.max_pages {
+            if budget.records == 0 || budget.requests == 0 {
+                return Ok(out);
+            }
+            let mut q = query.to_vec();
+            q.push(("pagina", page.to_string()));
+            budget.requests -= 1;
+            let (rows, cached) = self.get_list(endpoint.path(), &q).await?;
+            out.cached &= cached;
+            let received = rows.len();
+            out.received += received;
+            let keep = received.min(budget.records);
+            budget.records -= keep;
+            out.rows.extend(rows.into_iter().take(keep));
+            if keep < received {
+                return Ok(out);
+            }
+            if received < PAGE_SIZE {
+                out.complete = true;
+                return Ok(out);
             }
         }
-        Ok((out, all_cached))
+        Ok(out)
     }
 
-    /// One page of a list endpoint: the portal answers a bare JSON array.
+    /// One page of a list endpoint (`query` carries `pagina`), its minimum filters checked
+    /// first: the rows and whether they came from the cache. For the `/transparency/*` routes,
+    /// which page through the same client (one rate limit per key).
+    pub async fn page(
+        &self,
+        endpoint: Endpoint,
+        query: &[(&'static str, String)],
+    ) -> Result<(Vec<Value>, bool), UpstreamError> {
+        endpoint.check(query)?;
+        self.get_list(endpoint.path(), query).await
+    }
+
+    /// The rows of a detail endpoint for one record (`?id=`), answered in one call.
+    pub async fn detail(&self, endpoint: Endpoint, id: &str) -> Result<(Vec<Value>, bool), UpstreamError> {
+        let query = [("id", id.to_string())];
+        endpoint.check(&query)?;
+        self.get_list(endpoint.path(), &query).await
+    }
+
+    /// One answer of a list endpoint: the portal answers a bare JSON array.
     async fn get_list(&self, path: &str, query: &[(&str, String)]) -> Result<(Vec<Value>, bool), UpstreamError> {
         let (body, cached) = self.src.get_traced(path, query).await?;
         match body.as_deref() {
@@ -104,8 +142,12 @@ impl TransparencyClient {
     pub async fn probe(&self, organ: &str) -> Result<Duration, UpstreamError> {
         let today = chrono::Utc::now().date_naive();
         let (from, to) = period(chrono::Datelike::year(&today), Some(chrono::Datelike::month(&today)));
-        let query =
-            [("codigoOrgao", organ.to_string()), ("pagina", "1".into()), ("dataInicial", from), ("dataFinal", to)];
+        let query = [
+            ("codigoOrgao", organ.to_string()),
+            ("pagina", "1".into()),
+            ("dataInicial", dmy(from)),
+            ("dataFinal", dmy(to)),
+        ];
         self.src.probe("/contratos", &query).await
     }
 
@@ -130,22 +172,5 @@ fn kind(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
         Value::String(_) => "a string",
         _ => "another value",
-    }
-}
-
-/// `DD/MM/AAAA` bounds of a year or month (URL-encoded slashes are not needed by reqwest's
-/// URL parser, which keeps `/` in queries; the portal accepts both).
-fn period(year: i32, month: Option<u32>) -> (String, String) {
-    match month {
-        Some(m) => {
-            let last = match m {
-                2 if chrono::NaiveDate::from_ymd_opt(year, 2, 29).is_some() => 29,
-                2 => 28,
-                4 | 6 | 9 | 11 => 30,
-                _ => 31,
-            };
-            (format!("01/{m:02}/{year}"), format!("{last}/{m:02}/{year}"))
-        }
-        None => (format!("01/01/{year}"), format!("31/12/{year}")),
     }
 }

@@ -186,6 +186,7 @@ async fn connection_pools_count_the_upstream_clients_requests_and_report_absent_
         c.upstream.api_url = url;
         c.upstream.api_key = Some(KEY.to_string().into());
         c.upstream.max_pages = 3;
+        c.upstream.requests_per_minute = 60_000;
     })
     .await;
     let t = app.admin_token().await;

@@ -162,7 +162,7 @@ async fn every_fault_of_a_federal_source_ends_in_completed_fallback_within_the_t
 }
 
 #[tokio::test]
-async fn lampiao_divides_by_the_ibge_population_in_production_and_by_the_offline_table_in_demo() {
+async fn lampiao_and_dandara_read_ibge_figures_in_production_and_the_offline_table_in_demo() {
     let s = stand_in().await;
     let app = spawn_app_with(|c| s.configure(c)).await;
     let body = json!({"orgao": "36000", "ano": 2024});
@@ -174,6 +174,16 @@ async fn lampiao_divides_by_the_ibge_population_in_production_and_by_the_offline
     assert!(content["population_source"].as_str().unwrap().starts_with("IBGE API, agregado 6579"));
     let mg = content["states"].as_array().unwrap().iter().find(|s| s["uf"] == "MG").unwrap();
     assert_eq!(mg["population"].as_u64(), Some(served_state_population("MG")));
+    // Dandara, on the same production data, ranks the money against IBGE's literacy rate.
+    let answer: Value = app.post_signed("/api/v1/agents/dandara/investigate", &body).await.json().await.unwrap();
+    let services = &answer["artifacts"][0]["content"]["services"];
+    assert_eq!(
+        (services[0]["key"].as_str(), services[0]["states"].as_u64()),
+        (Some("literacy_rate"), Some(27)),
+        "{answer}"
+    );
+    assert!(services[0]["spearman"].as_f64().is_some_and(|r| (-1.0..=1.0).contains(&r)));
+    assert!(answer["insights"].to_string().contains("taxa de alfabetização"));
     let demo = spawn_app().await;
     let answer: Value = demo.post_signed("/api/v1/agents/lampiao/investigate", &body).await.json().await.unwrap();
     let content = &answer["artifacts"][0]["content"];
@@ -189,7 +199,8 @@ async fn the_regional_facts_carry_ibge_population_by_state_and_municipality_and_
     let s = stand_in().await;
     let mut cfg = vigia::config::Config::default();
     s.configure(&mut cfg);
-    let sources = FederalSources::new(&cfg.upstream, &cfg.federal).unwrap().unwrap();
+    let portal = std::sync::Arc::new(vigia::upstream::TransparencyClient::new(&cfg.upstream).unwrap());
+    let sources = FederalSources::new(&cfg.upstream, &cfg.federal, Some(portal)).unwrap().unwrap();
     let facts = regional_facts(&sources.ibge).await.unwrap();
     assert_eq!((facts.state_population.len(), facts.municipal_population.len()), (27, 5570));
     assert_eq!(facts.state("MG"), Some(served_state_population("MG")));

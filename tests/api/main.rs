@@ -29,3 +29,6 @@ mod shutdown;
 mod signals;
 mod transparency;
 mod upstream;
+mod upstream_faults;
+mod upstream_real;
+mod upstream_stand_in;

@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod amendment;
+pub mod amendment_upstream;
 pub mod anomaly;
 pub mod bidding;
 pub mod cnpj;

@@ -119,8 +119,25 @@ pub fn status_view(lang: Lang, inv: &InvestigationHead) -> Value {
             ("started_at", "iniciado_em", opt_ts(&inv.started_at)),
             ("completed_at", "concluido_em", opt_ts(&inv.completed_at)),
             ("error", "erro", error),
+            ("metadata", "metadados", inv.provenance.as_ref().map_or(Value::Null, |p| data_origin(lang, p))),
         ],
     )
+}
+
+/// Where an investigation's data came from: source, demo flag, `data_status` (`completed` or
+/// `completed_fallback`: the state stays `completed` either way), the warning, and how much of
+/// what the upstream holds was analysed.
+fn data_origin(lang: Lang, p: &crate::domain::investigation::Provenance) -> Value {
+    let fields = vec![
+        ("source", "origem", json!(p.source)),
+        ("demo_mode", "modo_demo", json!(p.demo_mode)),
+        ("data_status", "situacao_dados", json!(p.data_status())),
+        ("warning", "aviso", json!(p.warning())),
+        ("records_available", "registros_disponiveis", json!(p.records_available)),
+        ("truncated", "truncado", json!(p.truncated)),
+        ("data_notes", "notas_dados", json!(p.notes)),
+    ];
+    obj(lang, fields)
 }
 
 /// One AnomalyResult.
@@ -211,6 +228,11 @@ pub fn results(lang: Lang, inv: &Investigation) -> Value {
                             ),
                         ),
                         ("fallback_reason", "motivo_fallback", json!(r.provenance.fallback_reason)),
+                        ("data_status", "situacao_dados", json!(r.provenance.data_status())),
+                        ("warning", "aviso", json!(r.provenance.warning())),
+                        ("records_available", "registros_disponiveis", json!(r.provenance.records_available)),
+                        ("truncated", "truncado", json!(r.provenance.truncated)),
+                        ("data_notes", "notas_dados", json!(r.provenance.notes)),
                     ],
                 ),
             ),
@@ -232,9 +254,11 @@ pub fn results(lang: Lang, inv: &Investigation) -> Value {
             ("recommendations", "recomendacoes", json!(r.recommendations)),
         ],
     );
-    if demo && let Some(m) = out.as_object_mut() {
+    if let Some(warning) = r.provenance.warning()
+        && let Some(m) = out.as_object_mut()
+    {
         let key = if lang == Lang::Pt { "aviso" } else { "warning" };
-        m.insert(key.into(), json!("[DEMO] synthetic data: no upstream key is configured or the upstream failed"));
+        m.insert(key.into(), json!(warning));
     }
     if inv.request.include_explanations.unwrap_or(false)
         && let Some(m) = out.as_object_mut()

@@ -15,11 +15,10 @@ pub mod regional;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::HeaderName;
 use serde_json::Value;
 
-use super::UpstreamError;
 use super::source::{SourceConfig, UpstreamSource};
+use super::{TransparencyClient, UpstreamError};
 use crate::config::{FederalConfig, UpstreamConfig};
 
 /// Answers cached per source at most.
@@ -52,20 +51,17 @@ pub struct FederalSources {
 }
 
 impl FederalSources {
-    /// The clients, when a key is configured (production mode); `None` in demo mode.
-    pub fn new(upstream: &UpstreamConfig, federal: &FederalConfig) -> Result<Option<Self>, UpstreamError> {
-        let Some(key) = &upstream.api_key else { return Ok(None) };
+    /// The clients, when the Portal client exists (production mode: a key is configured);
+    /// `None` in demo mode. The Portal's pages go through `portal`, the investigations' client.
+    pub fn new(
+        upstream: &UpstreamConfig,
+        federal: &FederalConfig,
+        portal: Option<Arc<TransparencyClient>>,
+    ) -> Result<Option<Self>, UpstreamError> {
+        let Some(portal) = portal else { return Ok(None) };
         let public = |name: &'static str, base: &str| {
-            UpstreamSource::new(source_config(name, base, None, federal.requests_per_minute, upstream))
+            UpstreamSource::new(source_config(name, base, federal.requests_per_minute, upstream))
         };
-        let header = HeaderName::from_static("chave-api-dados");
-        let portal = UpstreamSource::new(source_config(
-            "portal_transparencia",
-            &upstream.api_url,
-            Some((header, key.clone())),
-            upstream.requests_per_minute,
-            upstream,
-        ))?;
         Ok(Some(FederalSources {
             ibge: ibge::IbgeClient::new(public("ibge", &federal.ibge_url)?),
             pncp: pncp::PncpClient::new(public("pncp", &federal.pncp_url)?),
@@ -76,17 +72,11 @@ impl FederalSources {
     }
 }
 
-fn source_config(
-    name: &'static str,
-    base: &str,
-    secret_header: Option<(HeaderName, secrecy::SecretString)>,
-    requests_per_minute: u32,
-    upstream: &UpstreamConfig,
-) -> SourceConfig {
+fn source_config(name: &'static str, base: &str, requests_per_minute: u32, upstream: &UpstreamConfig) -> SourceConfig {
     SourceConfig {
         name,
         base_url: base.to_string(),
-        secret_header,
+        secret_header: None,
         requests_per_minute,
         timeout: Duration::from_secs_f64(upstream.timeout_secs),
         retries: upstream.retries,
@@ -112,6 +102,6 @@ fn malformed(src: &UpstreamSource, path: &str, reason: impl Into<String>) -> Ups
 }
 
 /// The error for a request refused before sending.
-fn missing(src: &UpstreamSource, path: &str, reason: impl Into<String>) -> UpstreamError {
+pub(crate) fn missing(src: &UpstreamSource, path: &str, reason: impl Into<String>) -> UpstreamError {
     UpstreamError::MissingParameters { source_name: src.name(), path: path.to_string(), reason: reason.into() }
 }

@@ -1,0 +1,95 @@
+//! Demo data: the synthetic generator behind the provider, in demo mode and as the fallback
+//! when the upstream fails (the provenance then says why).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use chrono::Utc;
+use vigia_agents::demo::{DemoSpec, Flavour, generate_until};
+
+use super::Provider;
+use crate::config::DemoConfig;
+use crate::domain::investigation::Provenance;
+use crate::domain::ports::{DataBatch, DataQuery, PortError};
+
+impl Provider {
+    /// Generates demo data on the blocking pool (it is CPU-bound: about a second per million
+    /// contracts in release). Dropping the future (a run aborted at shutdown, a cancelled
+    /// investigation) stops the generation at its next chunk instead of letting it run on.
+    pub(super) async fn demo_batch_async(
+        &self,
+        q: &DataQuery,
+        organs: Vec<String>,
+        fallback_reason: Option<String>,
+    ) -> Result<DataBatch, PortError> {
+        let demo = self.demo.clone();
+        let q = q.clone();
+        let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = stop.0.clone();
+        let batch = tokio::task::spawn_blocking(move || {
+            demo_batch_until(&demo, &q, organs, fallback_reason, &|| flag.load(Ordering::Relaxed))
+        })
+        .await
+        .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))?;
+        drop(stop);
+        batch.ok_or_else(|| PortError::Data("demo data generation was stopped".into()))
+    }
+
+    /// Demo data for `vigia investigate --records N` and direct agent calls.
+    pub fn demo(&self, q: &DataQuery, records: usize, seed: u64) -> DataBatch {
+        let organs = self.organs(q);
+        match demo_batch_until(&DemoConfig { seed, records }, q, organs, None, &|| false) {
+            Some(batch) => batch,
+            // Never asked to stop: the generation always completes.
+            None => DataBatch { dataset: Default::default(), provenance: demo_provenance(None) },
+        }
+    }
+}
+
+fn demo_batch_until(
+    demo: &DemoConfig,
+    q: &DataQuery,
+    organs: Vec<String>,
+    fallback_reason: Option<String>,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<DataBatch> {
+    let spec = DemoSpec {
+        seed: demo.seed,
+        contracts: demo.records,
+        organ_codes: if q.intent.organ_codes.is_empty() && q.filters.organizations.is_empty() {
+            Vec::new()
+        } else {
+            organs
+        },
+        year: q.intent.year,
+    };
+    let data = generate_until(&spec, Flavour::Normal, stop)?;
+    Some(DataBatch { dataset: data.dataset, provenance: demo_provenance(fallback_reason) })
+}
+
+/// Sets its flag when dropped: the generation it guards stops at its next check.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Where demo data comes from.
+fn demo_provenance(fallback_reason: Option<String>) -> Provenance {
+    Provenance {
+        source: "demo_data".into(),
+        demo_mode: true,
+        fetched_at: Some(Utc::now()),
+        cache_hit: false,
+        fallback_reason,
+        ..Provenance::default()
+    }
+}
+
+/// A dataset whose repeated texts (organs, units, suppliers, ...) are one allocation each.
+pub(super) fn shared(mut dataset: vigia_agents::Dataset) -> vigia_agents::Dataset {
+    dataset.share_text();
+    dataset
+}
