@@ -4,6 +4,8 @@
 //! (or, for PNCP, the demo contracts) answers with `data_status: completed_fallback` and a
 //! warning naming the cause.
 
+use std::collections::HashMap;
+
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 use vigia_agents::agents::lampiao::ibge::{Ibge, tables};
@@ -45,27 +47,41 @@ impl FederalService {
         let t = tables();
         let fetched = match &place {
             Place::Country => s.ibge.population(&Places::States, year).await.map(|p| (p.value, p.cache_hit, None)),
-            Place::State(uf) => match s.ibge.municipalities(uf).await {
-                Ok(names) => s
-                    .ibge
-                    .population(&Places::MunicipalitiesOf(uf_code(t, uf)), year)
-                    .await
-                    .map(|p| (p.value, p.cache_hit && names.cache_hit, Some(names.value))),
-                Err(e) => Err(e),
-            },
+            Place::State(uf) => {
+                // The list of municipalities and their figures are independent: asked together.
+                let within = Places::MunicipalitiesOf(uf_code(t, uf));
+                let (names, figures) = futures::join!(s.ibge.municipalities(uf), s.ibge.population(&within, year));
+                match (names, figures) {
+                    (Ok(n), Ok(p)) => Ok((p.value, p.cache_hit && n.cache_hit, Some(n.value))),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                }
+            }
             Place::Municipality(code) => {
                 s.ibge.population(&Places::Municipality(*code), year).await.map(|p| (p.value, p.cache_hit, None))
             }
         };
         match fetched {
             Ok((rows, cache_hit, names)) => {
-                let known = names.map_or(0, |n| n.len());
-                let places: Vec<Value> = rows.iter().map(|p| place_json(t, p)).collect();
+                let places: Vec<Value> = match names {
+                    // A state's municipalities as localidades lists them, each with its figure
+                    // when the aggregates have one.
+                    Some(names) => {
+                        let by_code: HashMap<u32, &Population> = rows.iter().map(|p| (p.code, p)).collect();
+                        names
+                            .iter()
+                            .map(|l| {
+                                let p = by_code.get(&l.code);
+                                json!({"code": l.code, "name": l.name, "uf": l.uf,
+                                    "population": p.map(|p| p.population), "year": p.map(|p| p.year)})
+                            })
+                            .collect()
+                    }
+                    None => rows.iter().map(|p| place_json(t, p)).collect(),
+                };
                 Ok(answer(
                     json!({"level": level(&place), "places": places}),
                     Mode::Production { source: "ibge_api", cache_hit },
-                    json!({"count": places.len(), "localidades_municipalities": known,
-                        "population_source": IBGE_POPULATION_SOURCE}),
+                    json!({"count": places.len(), "population_source": IBGE_POPULATION_SOURCE}),
                 ))
             }
             Err(e) => Ok(offline_demographics(&place, Mode::Fallback(upstream_failure(e)?))),

@@ -24,7 +24,7 @@ use crate::config::{FederalConfig, UpstreamConfig};
 /// Answers cached per source at most.
 const CACHE_ENTRIES: usize = 2048;
 /// Bytes of bodies cached per source at most (IBGE's municipal population is about 0.5 MB).
-const CACHE_BYTES: usize = 64 << 20;
+const CACHE_BYTES: usize = 16 << 20;
 
 /// A body and whether it came from the cache.
 #[derive(Debug, Clone)]
