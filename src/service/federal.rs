@@ -163,7 +163,8 @@ impl FederalService {
             answer(
                 json!({"place": offline_place(&place), "establishments": [], "by_unit_type": {}, "available": false}),
                 mode,
-                json!({"page": query.page, "note": "DataSUS was not reached: no establishment figures are shown"}),
+                json!({"page": query.page, "source": "ibge_offline_table",
+                    "note": "DataSUS was not reached: the place is the offline table's, no establishment figures are shown"}),
             )
         };
         let Some(s) = &self.sources else { return Ok(offline(Mode::Demo)) };
@@ -187,7 +188,7 @@ impl FederalService {
             answer(
                 json!({"theme": theme, "datasets": [], "available": false}),
                 mode,
-                json!({"note": "INEP's catalogue was not reached: no datasets are listed"}),
+                json!({"source": "none", "note": "INEP's catalogue was not reached: no datasets are listed"}),
             )
         };
         let Some(s) = &self.sources else { return Ok(offline(Mode::Demo)) };
