@@ -127,7 +127,22 @@ impl TransparencyService {
                 .map(agreement_to_upstream)
                 .collect(),
         };
-        let rows: Vec<Value> = rows.into_iter().filter(|r| at_least(req.kind, r, req.min_value)).collect();
+        let text_field = match req.kind {
+            Records::Contracts => "/objeto",
+            Records::Expenses => "/observacao",
+            Records::Agreements => "/dimConvenio/objeto",
+        };
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .filter(|r| at_least(req.kind, r, req.min_value))
+            .map(|mut r| {
+                // Demo records say so in their own text, as demo results do everywhere.
+                if let Some(Value::String(t)) = r.pointer_mut(text_field) {
+                    *t = format!("[DEMO] {t}");
+                }
+                r
+            })
+            .collect();
         let total = rows.len();
         let start = (req.page as usize - 1) * PAGE_SIZE;
         let shown: Vec<Value> = rows.into_iter().skip(start).take(PAGE_SIZE).collect();

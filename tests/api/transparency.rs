@@ -22,6 +22,7 @@ async fn demo_pages_come_from_the_demo_data_in_the_upstream_shape_and_say_so() {
     assert!(!rows.is_empty() && rows.len() <= 15);
     assert!(rows.iter().all(|r| r["dataAssinatura"].as_str().unwrap().starts_with("2024-03")));
     assert!(rows.iter().all(|r| r["unidadeGestora"]["orgaoMaximo"]["codigo"] == "36000"));
+    assert!(rows.iter().all(|r| r["objeto"].as_str().unwrap().starts_with("[DEMO] ")));
     // Demo grantees name their city only (most demo units sit in Brasília): the state is the
     // city's, as lampião places them.
     let (_, body) = get_json(&app, "/api/v1/transparency/agreements?uf=DF").await;
