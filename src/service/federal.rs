@@ -1,8 +1,8 @@
 //! `/api/v1/federal/*`: IBGE demographics, PNCP contracts, DataSUS health establishments and
-//! INEP's education datasets, each through its own client in production mode; in demo mode, or
-//! when the source fails for a reason other than the request itself, the offline IBGE table
-//! (or, for PNCP, the demo contracts) answers with `data_status: completed_fallback` and a
-//! warning naming the cause.
+//! INEP's education datasets, each through its own client in production mode. In demo mode the
+//! offline IBGE table (or, for PNCP, the demo contracts) answers with `demo_mode: true`; when a
+//! source fails for a reason other than the request itself, the same answer comes with
+//! `data_status: completed_fallback` and a warning naming the cause.
 
 use std::collections::HashMap;
 
