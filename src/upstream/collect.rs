@@ -16,6 +16,7 @@ use vigia_agents::model::agreement::{Agreement, agreement_from_upstream};
 use vigia_agents::model::amendment_upstream::amendment_from_upstream;
 use vigia_agents::model::bidding::{Bidding, bidding_from_upstream};
 use vigia_agents::model::expense::{Expense, expense_from_upstream};
+use vigia_agents::model::fields::id_text;
 use vigia_agents::model::upstream::{RecordError, contract_from_upstream};
 use vigia_agents::{Contract, Dataset};
 
@@ -215,7 +216,7 @@ async fn biddings(client: &TransparencyClient, plan: &Plan) -> Result<(Vec<Biddi
     let ids: Vec<(usize, String)> = wanted
         .iter()
         .take(fetched)
-        .filter_map(|&i| rows[i].get("id").map(|id| (i, id.to_string().trim_matches('"').to_string())))
+        .filter_map(|&i| rows[i].get("id").and_then(|id| id_text(id).ok()).map(|id| (i, id)))
         .collect();
     let answers: Vec<_> = stream::iter(ids)
         .map(|(i, id)| async move { (i, client.detail(Endpoint::Participants, &id).await) })
