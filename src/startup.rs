@@ -14,21 +14,26 @@ use tokio::net::TcpListener;
 
 use crate::auth::JwtKeys;
 use crate::config::Config;
+use crate::domain::ports::DataProvider;
 use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
 use crate::service::chat::ChatService;
 use crate::service::database::DatabaseService;
+use crate::service::federal::FederalService;
 use crate::service::pools::PoolsService;
 use crate::service::reports::ReportService;
 use crate::service::retention::Retention;
+use crate::service::transparency::TransparencyService;
 use crate::service::{
     AdminService, AgentService, AuditService, AuthService, Durability, HealthService, InvestigationService, RateLimits,
     Services, WhitelistService,
 };
 use crate::storage::Store;
 use crate::upstream::Provider;
+use crate::upstream::federal::FederalSources;
+use crate::upstream::federal::regional::WithRegionalFacts;
 
 /// The parts every entry point needs (server and CLI): store, data, runtime, services.
 pub struct Core {
@@ -36,6 +41,11 @@ pub struct Core {
     pub store: Store,
     /// The data provider.
     pub provider: Arc<Provider>,
+    /// The provider the analyses read: `provider`, its production batches with IBGE's
+    /// population attached (`upstream::federal::regional`).
+    pub data: Arc<dyn DataProvider>,
+    /// The federal sources (production mode).
+    pub federal: Option<FederalSources>,
     /// The actor runtime.
     pub runtime: RuntimeHandle,
     /// Investigations.
@@ -55,9 +65,12 @@ impl Core {
                 .with_sanctions_store(Arc::new(store.clone())),
         );
         provider.start_sanctions_refresh();
+        let federal = FederalSources::new(&config.upstream, &config.federal, provider.transparency_client())
+            .context("building the federal clients")?;
+        let data: Arc<dyn DataProvider> = Arc::new(WithRegionalFacts::new(provider.clone(), federal.as_ref()));
         let runtime = RuntimeHandle::start(RuntimeDeps {
             store: Arc::new(store.clone()),
-            data: provider.clone(),
+            data: data.clone(),
             factory,
             agents: config.agents.clone(),
             min_records: config.investigations.min_records,
@@ -72,7 +85,7 @@ impl Core {
             config.investigations.max_concurrent,
             signal.clone(),
         ));
-        Ok(Core { store, provider, runtime, investigations, trigger, signal })
+        Ok(Core { store, provider, data, federal, runtime, investigations, trigger, signal })
     }
 }
 
@@ -111,7 +124,7 @@ impl App {
         let agents = Arc::new(AgentService::new(
             core.runtime.clone(),
             core.store.clone(),
-            core.provider.clone(),
+            core.data.clone(),
             std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
         ));
         let reports = Arc::new(ReportService::new(core.investigations.clone()));
@@ -137,6 +150,8 @@ impl App {
                 compression: Arc::default(),
                 database: Arc::new(DatabaseService::new(core.store.clone())),
                 pools: Arc::new(PoolsService::new(core.store.clone(), core.provider.clone(), config.upstream.clone())),
+                transparency: Arc::new(TransparencyService::new(core.federal.clone(), config.demo.clone())),
+                federal: Arc::new(FederalService::new(core.federal.clone(), config.demo.clone())),
             },
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),

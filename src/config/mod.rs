@@ -40,6 +40,8 @@ pub struct Config {
     pub graphql: GraphqlConfig,
     /// How long finished records are kept.
     pub retention: RetentionConfig,
+    /// The federal data sources (IBGE, PNCP, DataSUS, INEP).
+    pub federal: FederalConfig,
 }
 
 /// A configuration that cannot be used; the message names the key.
@@ -79,6 +81,10 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ("GRAPHQL_MAX_COMPLEXITY", "graphql.max_complexity"),
     ("GRAPHQL_INTROSPECTION_ENABLED", "graphql.introspection_enabled"),
     ("GRAPHQL_PLAYGROUND_ENABLED", "graphql.playground_enabled"),
+    ("IBGE_API_URL", "federal.ibge_url"),
+    ("PNCP_API_URL", "federal.pncp_url"),
+    ("DATASUS_API_URL", "federal.datasus_url"),
+    ("INEP_API_URL", "federal.inep_url"),
 ];
 
 impl Config {
@@ -126,6 +132,9 @@ impl Config {
         }
         if self.agents.max_loaded_agents == 0 {
             return bad("agents.max_loaded_agents", "must be at least 1");
+        }
+        if self.federal.requests_per_minute == 0 {
+            return bad("federal.requests_per_minute", "must be at least 1");
         }
         if self.upstream.requests_per_minute == 0 {
             return bad("upstream.requests_per_minute", "must be at least 1");

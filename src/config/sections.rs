@@ -286,3 +286,33 @@ impl Default for RetentionConfig {
         Self { investigations_days: 90.0, audit_days: 365.0, login_attempts_days: 1.0, prune_interval_secs: 3600.0 }
     }
 }
+
+/// `[federal]`: the public federal sources behind `/api/v1/federal/*` and the regional facts of
+/// lampião and dandara. None needs a key; they are reached in production mode only (demo mode
+/// answers from the offline IBGE table). Timeout, retries and cache lifetime are `[upstream]`'s.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FederalConfig {
+    /// IBGE service data base (`IBGE_API_URL`): localidades and aggregates.
+    pub ibge_url: String,
+    /// PNCP consulta base (`PNCP_API_URL`).
+    pub pncp_url: String,
+    /// Ministry of Health open-data API base (`DATASUS_API_URL`): CNES establishments.
+    pub datasus_url: String,
+    /// CKAN catalogue holding INEP's open datasets (`INEP_API_URL`).
+    pub inep_url: String,
+    /// Requests per minute to each of these sources; the client waits when reached.
+    pub requests_per_minute: u32,
+}
+
+impl Default for FederalConfig {
+    fn default() -> Self {
+        Self {
+            ibge_url: "https://servicodados.ibge.gov.br".into(),
+            pncp_url: "https://pncp.gov.br/api/consulta".into(),
+            datasus_url: "https://apidadosabertos.saude.gov.br".into(),
+            inep_url: "https://dados.gov.br".into(),
+            requests_per_minute: 60,
+        }
+    }
+}

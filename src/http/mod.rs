@@ -15,12 +15,14 @@ mod chat_ws;
 mod compression_meter;
 pub mod error;
 pub mod extract;
+mod federal;
 mod health;
 mod investigations;
 pub mod middleware;
 mod rate_limit;
 mod reports;
 mod sse;
+mod transparency;
 pub mod upkeep;
 pub mod views;
 mod whitelist;
@@ -86,6 +88,8 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(reports::router())
         .merge(whitelist::router())
         .merge(audit::router())
+        .merge(transparency::router())
+        .merge(federal::router())
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))

@@ -10,12 +10,16 @@ pub mod chat;
 pub mod compression;
 pub mod database;
 pub mod durability;
+pub mod federal;
+mod federal_demo;
+mod federal_params;
 pub mod health;
 pub mod investigations;
 pub mod orchestration;
 pub mod pools;
 pub mod reports;
 pub mod retention;
+pub mod transparency;
 pub mod whitelist;
 
 use std::sync::Arc;
@@ -63,4 +67,8 @@ pub struct Services {
     pub database: Arc<database::DatabaseService>,
     /// Connection pools.
     pub pools: Arc<pools::PoolsService>,
+    /// Pages of the Portal da Transparência (`/api/v1/transparency/*`).
+    pub transparency: Arc<transparency::TransparencyService>,
+    /// The federal sources (`/api/v1/federal/*`).
+    pub federal: Arc<federal::FederalService>,
 }

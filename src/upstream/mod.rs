@@ -9,6 +9,7 @@ mod collect;
 pub mod counters;
 mod demo;
 mod error;
+pub mod federal;
 mod params;
 mod sanctions;
 pub mod source;
@@ -99,6 +100,12 @@ impl Provider {
     /// is synthetic), only the Portal da Transparência in production mode.
     pub fn supports(&self, source: DataSource) -> bool {
         self.api.is_none() || source == DataSource::PortalTransparencia
+    }
+
+    /// The Portal client (production mode), shared with the `/transparency/*` routes so one
+    /// key has one rate limit.
+    pub fn transparency_client(&self) -> Option<Arc<TransparencyClient>> {
+        self.api.clone()
     }
 
     /// Whether real data is used.

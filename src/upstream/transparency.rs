@@ -104,6 +104,18 @@ impl TransparencyClient {
         Ok(out)
     }
 
+    /// One page of a list endpoint (`query` carries `pagina`), its minimum filters checked
+    /// first: the rows and whether they came from the cache. For the `/transparency/*` routes,
+    /// which page through the same client (one rate limit per key).
+    pub async fn page(
+        &self,
+        endpoint: Endpoint,
+        query: &[(&'static str, String)],
+    ) -> Result<(Vec<Value>, bool), UpstreamError> {
+        endpoint.check(query)?;
+        self.get_list(endpoint.path(), query).await
+    }
+
     /// The rows of a detail endpoint for one record (`?id=`), answered in one call.
     pub async fn detail(&self, endpoint: Endpoint, id: &str) -> Result<(Vec<Value>, bool), UpstreamError> {
         let query = [("id", id.to_string())];

@@ -12,7 +12,9 @@
 //! alert line usually drawn for income inequality), and a region served at under [`UNDERSERVED`]
 //! or over [`OVERSERVED`] times its population share, with the figures and the largest
 //! agreements as evidence. States without agreements count as zero: the figures describe the
-//! data analysed, not all federal transfers.
+//! data analysed, not all federal transfers. When the dataset carries indicators by state
+//! (production: the 2022 Census literacy rate from IBGE), the money per person is also ranked
+//! against each of them ([`services`]): does the money go where the indicator is low?
 
 use serde::Serialize;
 use serde_json::json;
@@ -239,8 +241,37 @@ impl Agent for Dandara {
             .filter(|f| f.kind == "underserved_region")
             .map(|f| format!("Avaliar se os critérios de repartição atendem a população da região: {}", f.text))
             .collect();
-        let content =
-            json!({"equity": e, "coverage": r.coverage, "min_placed": MIN_PLACED, "marked_gini": MARKED_GINI});
+        let alignment = match ctx.dataset.regional.as_deref() {
+            Some(facts) if r.coverage.placed > 0 => services::service_alignment(&r, facts),
+            _ => Vec::new(),
+        };
+        insights.extend(alignment.iter().filter_map(|a| {
+            let rho = a.spearman?;
+            let reading = if rho <= -services::NOTABLE {
+                "o dinheiro vai mais para onde o indicador é baixo"
+            } else if rho >= services::NOTABLE {
+                "o dinheiro acompanha onde o indicador já é alto"
+            } else {
+                "sem relação clara entre o dinheiro e o indicador"
+            };
+            let per = if a.rate { "" } else { " por 100 mil habitantes" };
+            Some(say(
+                format!(
+                    "Convênios por habitante contra {}{} em {} UFs ({}): correlação de Spearman {}, {}; \
+                     menores valores em {}",
+                    a.name,
+                    per,
+                    a.states,
+                    a.source,
+                    format_decimal(rho, 2),
+                    reading,
+                    a.lowest.join(", ")
+                ),
+                0.75,
+            ))
+        }));
+        let content = json!({"equity": e, "coverage": r.coverage, "min_placed": MIN_PLACED, "marked_gini": MARKED_GINI,
+            "population_source": r.population_source, "services": alignment});
         (ctx.progress)(1.0);
         Ok(AgentOutput {
             anomalies: Vec::new(),
@@ -254,6 +285,9 @@ impl Agent for Dandara {
         })
     }
 }
+
+#[path = "dandara_services.rs"]
+pub mod services;
 
 #[cfg(test)]
 #[path = "dandara_tests.rs"]

@@ -90,3 +90,48 @@ fn dandara_measures_the_demo_agreements_with_a_consistent_curve() {
 fn a_cancelled_equity_analysis_returns_cancelled() {
     assert_eq!(crate::testutil::analyse_cancelled(&Dandara::new(), 300), Err(AnalysisError::Cancelled));
 }
+
+#[test]
+fn money_going_where_an_indicator_is_low_reads_as_a_negative_rank_correlation() {
+    use crate::model::regional::{Indicator, RegionalFacts};
+    // Every state gets money inversely proportional to its (made-up) establishment count per
+    // person: the ranks are exactly reversed, so Spearman is -1.
+    let t = ibge::tables();
+    let mut agreements = Vec::new();
+    let mut by_state = std::collections::HashMap::new();
+    let mut state_population = std::collections::HashMap::new();
+    for (k, s) in t.states.iter().enumerate() {
+        let pop = 1_000_000u64;
+        state_population.insert(s.uf.to_string(), pop);
+        by_state.insert(s.uf.to_string(), (k + 1) as f64 * 10.0);
+        agreements.push(agreement(&format!("a{k}"), s.uf, "", 1_000_000.0 * (30 - k) as f64));
+    }
+    let facts = RegionalFacts {
+        population_source: "test".into(),
+        population_year: None,
+        state_population,
+        municipal_population: Default::default(),
+        indicators: vec![Indicator {
+            key: "health_establishments".into(),
+            name: "estabelecimentos de saúde".into(),
+            area: "health".into(),
+            source: "DataSUS CNES".into(),
+            by_state,
+            rate: false,
+        }],
+    };
+    let ds = Dataset { agreements, regional: Some(std::sync::Arc::new(facts)), ..Dataset::default() };
+    let out = run(&ds);
+    let services = &out.artifacts[0].content["services"][0];
+    assert_eq!(services["states"], 27);
+    assert!((services["spearman"].as_f64().unwrap() + 1.0).abs() < 1e-12);
+    assert_eq!(services["lowest"][0], t.states[0].uf);
+    let text = out.insights.iter().map(|i| i.insight.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("correlação de Spearman -1,00, o dinheiro vai mais para onde o indicador é baixo"), "{text}");
+}
+
+#[test]
+fn without_indicators_nothing_is_said_about_services() {
+    let out = run(&in_sao_paulo(40));
+    assert_eq!(out.artifacts[0].content["services"], serde_json::json!([]));
+}

@@ -393,5 +393,6 @@ pub fn complete(mut f: Field<'_>, plan: &Plan, seed: u64, planted: &mut Vec<Plan
         suppliers: profiles,
         sanctions,
         security_events: Vec::new(),
+        regional: None,
     }
 }

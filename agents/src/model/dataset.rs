@@ -40,6 +40,11 @@ pub struct Dataset {
     /// counted by [`Dataset::len`]).
     #[serde(default)]
     pub security_events: Vec<SecurityEvent>,
+    /// Population and service indicators by place, fetched by the service in production
+    /// (reference data, not records: not counted by [`Dataset::len`]); `None` lets the regional
+    /// analysts use the offline IBGE table.
+    #[serde(skip)]
+    pub regional: Option<std::sync::Arc<super::regional::RegionalFacts>>,
 }
 
 impl Dataset {

@@ -20,6 +20,7 @@ pub mod portal_compras;
 pub mod portal_csv;
 pub mod portal_despesas;
 pub mod records_text;
+pub mod regional;
 pub mod registry_facts;
 pub mod report;
 pub mod sanction;

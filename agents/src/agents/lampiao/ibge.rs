@@ -131,6 +131,16 @@ impl Ibge {
         self.state_by_key.get(&key).map(|&k| &self.states[k])
     }
 
+    /// A state's 2-digit IBGE code (the first two digits of its municipalities' codes).
+    pub fn uf_code(&self, uf: &str) -> Option<u32> {
+        self.municipalities.iter().find(|m| m.uf == uf).map(|m| m.code / 100_000)
+    }
+
+    /// The state acronym of a 2-digit IBGE code.
+    pub fn uf_of_code(&self, code: u32) -> Option<&'static str> {
+        self.municipalities.iter().find(|m| m.code / 100_000 == code).map(|m| m.uf)
+    }
+
     /// The region with this acronym.
     pub fn region(&self, code: &str) -> Option<&Region> {
         self.regions.iter().find(|r| r.code == code)
@@ -188,6 +198,10 @@ mod tests {
         assert_eq!(t.state("mg").map(|s| s.name), Some("Minas Gerais"));
         assert_eq!(t.state("SAO PAULO").map(|s| s.uf), Some("SP"));
         assert_eq!(t.state("Brasil"), None);
+        assert_eq!(
+            (t.uf_code("MG"), t.uf_of_code(31), t.uf_of_code(53), t.uf_of_code(99)),
+            (Some(31), Some("MG"), Some("DF"), None)
+        );
         let (m, how) = t.municipality("3106200", None).unwrap();
         assert_eq!((m.name, m.uf, how), ("Belo Horizonte", "MG", Resolution::Code));
         let (m, how) = t.municipality("SAO JOSE DOS CAMPOS", Some("SP")).unwrap();

@@ -4,8 +4,11 @@
 //! `uf`, municipality name and IBGE code); each is placed by [`spending::regional_spending`]
 //! (state by acronym or name; municipality by IBGE code, by folded name within the state, or by
 //! a name unique in Brazil when no state is given) and its agreed value summed per municipality, state and region.
-//! Per-capita figures divide by the 2022 Census population of the state ([`ibge`]); a state
-//! without a known population keeps its total but no per-capita. Inequality across states is
+//! Per-capita figures divide by the state's resident population: the figures the service fetched
+//! from IBGE when the dataset carries them ([`crate::model::regional::RegionalFacts`], also
+//! municipal populations then), else the 2022 Census figures of the offline table ([`ibge`]);
+//! the artifact's `population_source` says which. A state without a known population keeps its
+//! total but no per-capita. Inequality across states is
 //! measured on per-capita spending weighted by population ([`inequality`]: Gini and Theil T).
 //! A state is an outlier when its per-capita is at least [`OUTLIER_RATIO`] times that of the
 //! rest of its region (or the rest of its region received nothing). Contracts and expenses carry
@@ -122,7 +125,8 @@ impl Agent for Lampiao {
         let content = json!({
             "unit": "BRL",
             "value_field": "valor pactuado dos convênios",
-            "population_source": "IBGE, Censo Demográfico 2022",
+            "population_source": r.population_source,
+            "population_fetched": r.population_fetched,
             "states": r.states,
             "regions": r.regions,
             "municipalities": shown.collect::<Vec<_>>(),
@@ -234,6 +238,25 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
                 format_pct(share)
             ),
             0.9,
+        ));
+    }
+    let mut per_person: Vec<_> = r.municipalities.iter().filter(|m| m.per_capita.is_some()).collect();
+    if !per_person.is_empty() {
+        per_person.sort_by(|a, b| b.per_capita.unwrap_or(0.0).total_cmp(&a.per_capita.unwrap_or(0.0)));
+        let top: Vec<String> = per_person
+            .iter()
+            .take(3)
+            .map(|m| format!("{}-{} ({} por habitante)", m.name, m.uf, format_brl(m.per_capita.unwrap_or(0.0))))
+            .collect();
+        out.push(say(
+            format!(
+                "Per capita municipal ({} de {} municípios com população conhecida, {}): maiores {}",
+                per_person.len(),
+                r.municipalities.len(),
+                r.population_source,
+                top.join("; ")
+            ),
+            0.85,
         ));
     }
     out

@@ -1,7 +1,9 @@
 //! Spending placed on the map: agreements (the only records whose model carries a region: the
-//! grantee's `uf` and municipality) totalled by municipality, state and region, with the
-//! per-capita figures of the 2022 Census and what could not be placed. Lampião and Dandara
-//! both read this one computation.
+//! grantee's `uf` and municipality) totalled by municipality, state and region, with per-capita
+//! figures and what could not be placed. Lampião and Dandara both read this one computation.
+//! Population comes from the dataset's [`RegionalFacts`] when the service fetched them from
+//! IBGE (states and, when fetched, municipalities), else from the offline table (states only,
+//! Censo 2022): [`RegionalSpending::population_source`] says which.
 
 use std::collections::HashMap;
 
@@ -11,6 +13,7 @@ use super::ibge::{Resolution, tables};
 use super::inequality::Unit;
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::model::dataset::Dataset;
+use crate::model::regional::RegionalFacts;
 
 /// Most record ids kept as evidence per state.
 const EVIDENCE_PER_STATE: usize = 5;
@@ -30,7 +33,7 @@ pub struct StateSpending {
     pub value: f64,
     /// How many agreements.
     pub records: usize,
-    /// Census 2022 population, when known.
+    /// Resident population, when known (from [`RegionalSpending::population_source`]).
     pub population: Option<u64>,
     /// R$ per inhabitant, when the population is known.
     pub per_capita: Option<f64>,
@@ -68,6 +71,10 @@ pub struct MunicipalitySpending {
     pub value: f64,
     /// Agreements.
     pub records: usize,
+    /// Resident population, when the facts handed in give it (the offline table has none).
+    pub population: Option<u64>,
+    /// R$ per inhabitant, when the population is known.
+    pub per_capita: Option<f64>,
 }
 
 /// What could and could not be placed.
@@ -111,7 +118,15 @@ pub struct RegionalSpending {
     pub municipalities: Vec<MunicipalitySpending>,
     /// What was placed and what not.
     pub coverage: Coverage,
+    /// Where the population figures came from.
+    pub population_source: String,
+    /// Whether they came from the facts handed in with the dataset (else the offline table).
+    pub population_fetched: bool,
 }
+
+/// The source the offline table's state populations are cited as.
+pub const OFFLINE_POPULATION_SOURCE: &str = "IBGE, Censo Demográfico 2022 (tabela offline embarcada; populações \
+     estaduais transcritas à mão, só o total nacional de 203.080.756 conferido)";
 
 impl RegionalSpending {
     /// The states with known population as units of a distribution (for the inequality
@@ -129,6 +144,7 @@ impl RegionalSpending {
 /// checked every 4,096 records).
 pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSpending, AnalysisError> {
     let t = tables();
+    let facts: Option<&RegionalFacts> = ds.regional.as_deref().filter(|f| !f.state_population.is_empty());
     let mut states: Vec<StateSpending> = t
         .states
         .iter()
@@ -138,7 +154,10 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
             region: s.region,
             value: 0.0,
             records: 0,
-            population: s.population,
+            population: match facts {
+                Some(f) => f.state(s.uf),
+                None => s.population,
+            },
             per_capita: None,
             top_records: Vec::new(),
         })
@@ -195,6 +214,8 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
                     uf: m.uf,
                     value: 0.0,
                     records: 0,
+                    population: ds.regional.as_deref().and_then(|f| f.municipality(m.code)),
+                    per_capita: None,
                 });
                 e.value += value;
                 e.records += 1;
@@ -225,8 +246,22 @@ pub fn regional_spending(ds: &Dataset, cancel: &CancelFlag) -> Result<RegionalSp
         })
         .collect();
     let mut municipalities: Vec<MunicipalitySpending> = cities.into_values().collect();
+    for m in &mut municipalities {
+        m.per_capita = m.population.filter(|p| *p > 0).map(|p| m.value / p as f64);
+    }
     municipalities.sort_by(|a, b| b.value.total_cmp(&a.value).then(a.code.cmp(&b.code)));
-    Ok(RegionalSpending { states, regions, municipalities, coverage: cov })
+    let population_source = match facts {
+        Some(f) => f.population_source.clone(),
+        None => OFFLINE_POPULATION_SOURCE.to_string(),
+    };
+    Ok(RegionalSpending {
+        states,
+        regions,
+        municipalities,
+        coverage: cov,
+        population_source,
+        population_fetched: facts.is_some(),
+    })
 }
 
 /// Keeps the few largest (value, id) pairs, largest first.

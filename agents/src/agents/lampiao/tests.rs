@@ -95,3 +95,45 @@ fn an_empty_dataset_gives_the_coverage_and_zero_totals() {
     assert_eq!(c["states"].as_array().unwrap().len(), 27);
     assert!(c["indices"]["gini"].is_null());
 }
+
+#[test]
+fn population_handed_in_with_the_dataset_replaces_the_offline_table_and_gives_municipal_per_capita() {
+    use crate::model::regional::RegionalFacts;
+    let facts = RegionalFacts {
+        population_source: "IBGE API, agregado 6579 (2024)".into(),
+        population_year: Some(2024),
+        state_population: [("MG".to_string(), 21_000_000), ("SP".to_string(), 46_000_000)].into(),
+        municipal_population: [(3106200, 2_400_000)].into(),
+        indicators: Vec::new(),
+    };
+    let mut bh = agreement("1", "MG", "Belo Horizonte", 4_800_000.0);
+    bh.municipality_code = "3106200".into();
+    let ds = Dataset {
+        agreements: vec![bh, agreement("2", "SP", "Campinas", 1_000_000.0)],
+        regional: Some(std::sync::Arc::new(facts)),
+        ..Dataset::default()
+    };
+    let r = regional_spending(&ds, &CancelFlag::new()).unwrap();
+    let mg = r.states.iter().find(|s| s.uf == "MG").unwrap();
+    assert_eq!(mg.population, Some(21_000_000));
+    assert!((mg.per_capita.unwrap() - 4_800_000.0 / 21_000_000.0).abs() < 1e-12);
+    // A state the facts do not give has no population: nothing is taken from the offline table.
+    assert_eq!(r.states.iter().find(|s| s.uf == "BA").unwrap().population, None);
+    assert!(r.population_fetched);
+    let bh = r.municipalities.iter().find(|m| m.code == 3106200).unwrap();
+    assert_eq!((bh.population, bh.per_capita), (Some(2_400_000), Some(2.0)));
+    assert_eq!(r.municipalities.iter().find(|m| m.name == "Campinas").unwrap().per_capita, None);
+    let out = run(&ds);
+    assert_eq!(out.artifacts[0].content["population_source"], "IBGE API, agregado 6579 (2024)");
+    let text = out.insights.iter().map(|i| i.insight.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("Belo Horizonte-MG (R$ 2,00 por habitante)"), "{text}");
+}
+
+#[test]
+fn without_facts_the_offline_table_serves_and_says_so() {
+    let ds = Dataset { agreements: vec![agreement("1", "MG", "Belo Horizonte", 1.0)], ..Dataset::default() };
+    let r = regional_spending(&ds, &CancelFlag::new()).unwrap();
+    assert!(!r.population_fetched);
+    assert_eq!(r.population_source, spending::OFFLINE_POPULATION_SOURCE);
+    assert_eq!(r.states.iter().find(|s| s.uf == "MG").unwrap().population, Some(20_539_989));
+}
