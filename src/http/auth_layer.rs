@@ -45,7 +45,9 @@ pub(crate) fn client_context(extensions: &axum::http::Extensions, headers: &Head
     }
 }
 
-fn resolve(st: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, Error> {
+/// The caller of a set of headers (bearer token, else `X-API-Key`); also the GraphQL WebSocket's
+/// `connection_init` payload seen as headers.
+pub(crate) fn resolve(st: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, Error> {
     if let Some(value) = headers.get(AUTHORIZATION) {
         let value = value.to_str().map_err(|_| invalid_token("the Authorization header is not text"))?;
         let (scheme, token) = value.trim().split_once(' ').ok_or_else(|| invalid_token("expected 'Bearer <token>'"))?;

@@ -15,6 +15,7 @@ mod chat_ws;
 mod compression_meter;
 pub mod error;
 pub mod extract;
+pub mod graphql;
 mod health;
 mod investigations;
 pub mod middleware;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub shutdown: ShutdownSignal,
     /// Seconds between keep-alive comments on streams.
     pub keep_alive_secs: f64,
+    /// GraphQL limits and switches.
+    pub graphql: crate::config::GraphqlConfig,
 }
 
 /// The process-wide Prometheus recorder (a recorder can be installed once per process; tests
@@ -86,6 +89,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(reports::router())
         .merge(whitelist::router())
         .merge(audit::router())
+        .merge(graphql::router(&state))
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))

@@ -16,6 +16,7 @@ mod crash;
 mod durable;
 mod errors;
 mod first_start;
+mod graphql;
 mod health;
 mod helpers;
 mod investigations;
