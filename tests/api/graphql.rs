@@ -185,6 +185,17 @@ async fn mutations_need_a_caller_and_ownership_and_errors_carry_the_rest_codes()
     let list = "{ investigations { id } }";
     assert_eq!(data(&app, Some(&other.token), list, json!({})).await["investigations"], json!([]));
 
+    // Queries wait for no flush; a mutation is answered once the store flushed (refused or not).
+    finished(&app, &owner.token, &id).await;
+    let before = app.store.flushes();
+    for _ in 0..20 {
+        data(&app, Some(&owner.token), one, json!({"id": id})).await;
+    }
+    assert_eq!(app.store.flushes(), before, "queries store nothing");
+    let cancel = "mutation($id: ID!) { cancelInvestigation(id: $id) { id } }";
+    assert_eq!(code(&run(&app, Some(&owner.token), cancel, json!({"id": id})).await.0), "CONFLICT");
+    assert!(app.store.flushes() > before, "the mutation was made durable before its answer");
+
     let (v, _) = run(&app, None, one, json!({"id": "not-a-uuid"})).await;
     assert_eq!(code(&v), "INVESTIGATION_NOT_FOUND");
     let (v, _) = run(&app, None, one, json!({"id": uuid::Uuid::now_v7().to_string()})).await;

@@ -70,19 +70,10 @@ impl ResponseCache {
         ResponseCache { ttl, kept: Mutex::new(Bounded::new(RESPONSES_KEPT)) }
     }
 
-    /// The key of a request whose answer may be cached: a query operation (not a mutation or
-    /// subscription) of a document that parses; `None` otherwise.
+    /// The key of a request whose answer may be cached: a query operation (see
+    /// [`operation_type`]); `None` otherwise.
     pub fn key(req: &Request) -> Option<String> {
-        if req.query.len() > MAX_QUERY_BYTES {
-            return None;
-        }
-        let doc = async_graphql::parser::parse_query(&req.query).ok()?;
-        let op = match (&req.operation_name, doc.operations.iter().count()) {
-            (Some(name), _) => doc.operations.iter().find(|(n, _)| n.is_some_and(|n| n.as_str() == name))?.1,
-            (None, 1) => doc.operations.iter().next()?.1,
-            (None, _) => return None,
-        };
-        if op.node.ty != OperationType::Query {
+        if req.query.len() > MAX_QUERY_BYTES || operation_type(req)? != OperationType::Query {
             return None;
         }
         let variables = serde_json::to_string(&req.variables).ok()?;
@@ -99,6 +90,18 @@ impl ResponseCache {
     pub fn put(&self, key: String, body: Bytes) {
         self.kept.lock().unwrap_or_else(|p| p.into_inner()).insert(key, body, Some(self.ttl));
     }
+}
+
+/// The type of the operation a request runs: of its named operation, or of its only one;
+/// `None` when the document does not parse or names no single operation (it will not run).
+pub fn operation_type(req: &Request) -> Option<OperationType> {
+    let doc = async_graphql::parser::parse_query(&req.query).ok()?;
+    let op = match (&req.operation_name, doc.operations.iter().count()) {
+        (Some(name), _) => doc.operations.iter().find(|(n, _)| n.is_some_and(|n| n.as_str() == name))?.1,
+        (None, 1) => doc.operations.iter().next()?.1,
+        (None, _) => return None,
+    };
+    Some(op.node.ty)
 }
 
 /// Queries persisted by their hash.

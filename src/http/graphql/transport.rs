@@ -3,11 +3,12 @@
 //! `authenticate` middleware, a persisted query filled in, an anonymous query answered from the
 //! cache when an identical one was answered within 300 s, introspection sent to its own schema.
 //! Errors without a code (parse errors, unknown fields, the depth and complexity limits) get
-//! `VALIDATION_ERROR`.
+//! `VALIDATION_ERROR`. A mutation is answered once its changes are durable.
 
 use std::sync::Arc;
 
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
+use async_graphql::parser::types::OperationType;
 use async_graphql::{Data, ErrorExtensions};
 use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLWebSocket, rejection::GraphQLRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request, State, WebSocketUpgrade};
@@ -18,7 +19,7 @@ use axum::{Extension, Json};
 use bytes::Bytes;
 
 use super::Gql;
-use super::cache::ResponseCache;
+use super::cache::{ResponseCache, operation_type};
 use super::schema::{Viewer, VigiaSchema, gql_error};
 use crate::http::AppState;
 use crate::http::auth_layer::{Caller, resolve};
@@ -38,6 +39,7 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
     if let Err(e) = gql.persisted.resolve(&mut request) {
         return Json(async_graphql::Response::from_errors(vec![e])).into_response();
     }
+    let mutation = operation_type(&request) == Some(OperationType::Mutation);
     let cache_key = matches!(caller, Ok(None)).then(|| ResponseCache::key(&request)).flatten();
     if let Some(body) = cache_key.as_deref().and_then(|k| gql.cache.get(k)) {
         return json_body(body, "hit");
@@ -48,6 +50,11 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
         if e.extensions.as_ref().is_none_or(|x| x.get("code").is_none()) {
             e.extensions.get_or_insert_with(Default::default).set("code", "VALIDATION_ERROR");
         }
+    }
+    // `/graphql` is left alone by the `durable` middleware (a query stores nothing); a
+    // mutation's changes are on disk before it is answered, as a REST change's are.
+    if mutation && let Err(e) = st.services.durability.commit().await {
+        response.errors.push(gql_error(e).into_server_error(async_graphql::Pos::default()));
     }
     let body = Bytes::from(serde_json::to_vec(&response).unwrap_or_default());
     match cache_key {
