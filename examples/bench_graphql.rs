@@ -9,7 +9,8 @@
 //!   `investigation` with its anomalies and findings against `GET .../{id}/results`, and
 //!   `agentStats` against `GET /api/v1/agents/status`; plus `agentStats` anonymous, which the
 //!   300 s cache answers after the first request;
-//! - throughput: requests per second with 32 concurrent clients for 3 s per variant.
+//! - throughput: requests per second with 32 concurrent clients, 1 s per variant in each of 3
+//!   rounds (the variants in turn within a round).
 //!
 //! The clients run in the same process as the server and share its two cores.
 
@@ -28,7 +29,10 @@ const N: usize = 3_000;
 /// Concurrent clients for throughput.
 const CLIENTS: usize = 32;
 /// How long each throughput run lasts.
-const RUN: Duration = Duration::from_secs(3);
+const RUN: Duration = Duration::from_secs(1);
+/// Throughput rounds; each runs every variant once, so a change of the machine's load falls on
+/// all variants alike.
+const ROUNDS: usize = 3;
 
 const HEAD: &str =
     "query($id: ID!) { investigation(id: $id) { id status progress anomaliesFound riskScore createdAt completedAt } }";
@@ -159,28 +163,42 @@ async fn run() -> anyhow::Result<()> {
         t.sort_by(f64::total_cmp);
         println!("  {:<45} p50 {:>7.1} µs  p99 {:>7.1} µs  ({b} bytes)", v.name, pct(t, 0.5), pct(t, 0.99));
     }
-    println!("throughput, {CLIENTS} concurrent clients, {} s each:", RUN.as_secs());
-    for v in &variants {
-        let done = Arc::new(AtomicUsize::new(0));
-        let until = Instant::now() + RUN;
-        let tasks: Vec<_> = (0..CLIENTS)
-            .map(|_| {
-                let (v, client, done) = (v.clone(), client.clone(), done.clone());
-                tokio::spawn(async move {
-                    while Instant::now() < until {
-                        v.send(&client).await?;
-                        done.fetch_add(1, Ordering::Relaxed);
-                    }
-                    anyhow::Ok(())
-                })
-            })
-            .collect();
-        for t in tasks {
-            t.await??;
+    println!(
+        "throughput, {CLIENTS} concurrent clients, {ROUNDS} rounds of {} s each, variants in turn:",
+        RUN.as_secs()
+    );
+    let mut served = vec![0usize; variants.len()];
+    for _ in 0..ROUNDS {
+        for (v, count) in variants.iter().zip(&mut served) {
+            *count += throughput(v, &client).await?;
         }
-        println!("  {:<45} {:>8.0} req/s", v.name, done.load(Ordering::Relaxed) as f64 / RUN.as_secs_f64());
+    }
+    for (v, count) in variants.iter().zip(&served) {
+        println!("  {:<45} {:>8.0} req/s", v.name, *count as f64 / (RUN.as_secs_f64() * ROUNDS as f64));
     }
     let _ = stop.send(());
     server.await??;
     Ok(())
+}
+
+/// Requests of `v` served to [`CLIENTS`] concurrent clients in [`RUN`].
+async fn throughput(v: &Variant, client: &reqwest::Client) -> anyhow::Result<usize> {
+    let done = Arc::new(AtomicUsize::new(0));
+    let until = Instant::now() + RUN;
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (v, client, done) = (v.clone(), client.clone(), done.clone());
+            tokio::spawn(async move {
+                while Instant::now() < until {
+                    v.send(&client).await?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                anyhow::Ok(())
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await??;
+    }
+    Ok(done.load(Ordering::Relaxed))
 }

@@ -31,6 +31,11 @@ impl Caller {
     }
 }
 
+/// A refusal answered inside a successful body (a GraphQL error), audited as the same code
+/// answered with its error status would be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RefusedInBody(pub ErrorCode);
+
 /// The peer address (from the listener's connect info; no proxy header is trusted).
 pub(crate) fn peer_ip(req_extensions: &axum::http::Extensions) -> Option<IpAddr> {
     req_extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(a)| a.ip())
@@ -70,7 +75,11 @@ pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Ne
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     req.extensions_mut().insert(caller.clone());
     let resp = next.run(req).await;
-    let code = resp.extensions().get::<PendingError>().map(|p| p.0.code);
+    let code = resp
+        .extensions()
+        .get::<PendingError>()
+        .map(|p| p.0.code)
+        .or_else(|| resp.extensions().get::<RefusedInBody>().map(|r| r.0));
     let principal = caller.principal();
     let (action, outcome) = match code {
         Some(ErrorCode::Unauthorized | ErrorCode::TokenInvalid | ErrorCode::TokenExpired) => {

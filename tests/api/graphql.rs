@@ -184,10 +184,29 @@ async fn mutations_need_a_caller_and_ownership_and_errors_carry_the_rest_codes()
     assert_eq!(code(&v), "PERMISSOES_INSUFICIENTES");
     let list = "{ investigations { id } }";
     assert_eq!(data(&app, Some(&other.token), list, json!({})).await["investigations"], json!([]));
+    // Refusals are audited as REST's 401 and 403 are.
+    let audit: Value = app.get_as("/api/v1/audit?limit=100", &admin).await.json().await.unwrap();
+    let entries = audit["data"].as_array().unwrap();
+    let logged = |action: &str, code: &str| {
+        entries
+            .iter()
+            .any(|e| e["action"] == action && e["details"]["path"] == "/graphql" && e["details"]["code"] == code)
+    };
+    assert!(logged("unauthorized_access", "UNAUTHORIZED"), "{audit}");
+    assert!(logged("forbidden_access", "PERMISSOES_INSUFICIENTES"), "{audit}");
 
     // Queries wait for no flush; a mutation is answered once the store flushed (refused or not).
     finished(&app, &owner.token, &id).await;
-    let before = app.store.flushes();
+    // The audit records above are written behind the requests: wait until the store is quiet.
+    let mut before = app.store.flushes();
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = app.store.flushes();
+        if now == before {
+            break;
+        }
+        before = now;
+    }
     for _ in 0..20 {
         data(&app, Some(&owner.token), one, json!({"id": id})).await;
     }

@@ -70,10 +70,11 @@ impl ResponseCache {
         ResponseCache { ttl, kept: Mutex::new(Bounded::new(RESPONSES_KEPT)) }
     }
 
-    /// The key of a request whose answer may be cached: a query operation (see
-    /// [`operation_type`]); `None` otherwise.
+    /// The key of a request: its text, operation name and variables; `None` for a text too
+    /// long to keep. Only query operations are put in the cache (see [`operation_type`]), so a
+    /// key found there is a query's, and a hit costs no parse.
     pub fn key(req: &Request) -> Option<String> {
-        if req.query.len() > MAX_QUERY_BYTES || operation_type(req)? != OperationType::Query {
+        if req.query.len() > MAX_QUERY_BYTES {
             return None;
         }
         let variables = serde_json::to_string(&req.variables).ok()?;
@@ -94,9 +95,11 @@ impl ResponseCache {
 
 /// The type of the operation a request runs: of its named operation, or of its only one;
 /// `None` when the document does not parse or names no single operation (it will not run).
-pub fn operation_type(req: &Request) -> Option<OperationType> {
-    let doc = async_graphql::parser::parse_query(&req.query).ok()?;
-    let op = match (&req.operation_name, doc.operations.iter().count()) {
+/// The parsed document stays in the request, so executing it does not parse it again.
+pub fn operation_type(req: &mut Request) -> Option<OperationType> {
+    let name = req.operation_name.clone();
+    let doc = req.parsed_query().ok()?;
+    let op = match (name, doc.operations.iter().count()) {
         (Some(name), _) => doc.operations.iter().find(|(n, _)| n.is_some_and(|n| n.as_str() == name))?.1,
         (None, 1) => doc.operations.iter().next()?.1,
         (None, _) => return None,
@@ -155,11 +158,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_query_operations_have_a_cache_key_and_variables_make_a_different_one() {
-        assert!(ResponseCache::key(&Request::new("{ agentStats { agentName } }")).is_some());
-        assert!(ResponseCache::key(&Request::new("mutation { cancelInvestigation(id: \"x\") { id } }")).is_none());
-        assert!(ResponseCache::key(&Request::new("subscription { agentActivity { agentName } }")).is_none());
-        assert!(ResponseCache::key(&Request::new("{ not closed")).is_none());
+    fn operations_are_told_apart_and_variables_make_a_different_key() {
+        let ty = |q: &str| operation_type(&mut Request::new(q));
+        assert_eq!(ty("{ agentStats { agentName } }"), Some(OperationType::Query));
+        assert_eq!(ty("mutation { cancelInvestigation(id: \"x\") { id } }"), Some(OperationType::Mutation));
+        assert_eq!(ty("subscription { agentActivity { agentName } }"), Some(OperationType::Subscription));
+        assert_eq!(ty("{ not closed"), None);
+        assert_eq!(ty("query A { me { id } } mutation B { x }"), None, "two operations, none named");
         let q = "query Q($id: ID!) { investigation(id: $id) { id } }";
         let a = Request::new(q).variables(async_graphql::Variables::from_json(serde_json::json!({"id": "a"})));
         let b = Request::new(q).variables(async_graphql::Variables::from_json(serde_json::json!({"id": "b"})));

@@ -21,8 +21,9 @@ use bytes::Bytes;
 use super::Gql;
 use super::cache::{ResponseCache, operation_type};
 use super::schema::{Viewer, VigiaSchema, gql_error};
+use crate::error::ErrorCode;
 use crate::http::AppState;
-use crate::http::auth_layer::{Caller, resolve};
+use crate::http::auth_layer::{Caller, RefusedInBody, resolve};
 
 static CACHE_HEADER: HeaderName = HeaderName::from_static("x-graphql-cache");
 
@@ -39,11 +40,12 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
     if let Err(e) = gql.persisted.resolve(&mut request) {
         return Json(async_graphql::Response::from_errors(vec![e])).into_response();
     }
-    let mutation = operation_type(&request) == Some(OperationType::Mutation);
     let cache_key = matches!(caller, Ok(None)).then(|| ResponseCache::key(&request)).flatten();
     if let Some(body) = cache_key.as_deref().and_then(|k| gql.cache.get(k)) {
         return json_body(body, "hit");
     }
+    let ty = operation_type(&mut request);
+    let mutation = ty == Some(OperationType::Mutation);
     let schema = schema_for(&gql, &request.query);
     let mut response = schema.execute(request.data(Viewer(caller))).await;
     for e in &mut response.errors {
@@ -57,13 +59,36 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
         response.errors.push(gql_error(e).into_server_error(async_graphql::Pos::default()));
     }
     let body = Bytes::from(serde_json::to_vec(&response).unwrap_or_default());
-    match cache_key {
-        Some(key) if response.is_ok() => {
+    let mut resp = match cache_key {
+        Some(key) if ty == Some(OperationType::Query) && response.is_ok() => {
             gql.cache.put(key, body.clone());
             json_body(body, "miss")
         }
         _ => json_body(body, "none"),
+    };
+    if let Some(code) = refusal(&response) {
+        resp.extensions_mut().insert(RefusedInBody(code));
     }
+    resp
+}
+
+/// The first refusal among an answer's errors (no or bad credentials, no permission), which
+/// the audit trail records as it records REST's 401 and 403.
+fn refusal(response: &async_graphql::Response) -> Option<ErrorCode> {
+    response.errors.iter().find_map(|e| {
+        let code = match e.extensions.as_ref()?.get("code")? {
+            async_graphql::Value::String(s) => ErrorCode::parse(s)?,
+            _ => return None,
+        };
+        matches!(
+            code,
+            ErrorCode::Unauthorized
+                | ErrorCode::TokenInvalid
+                | ErrorCode::TokenExpired
+                | ErrorCode::InsufficientPermissions
+        )
+        .then_some(code)
+    })
 }
 
 /// A JSON answer saying whether it came from the cache.
