@@ -139,7 +139,7 @@ async fn run() -> anyhow::Result<()> {
     };
     let rest =
         |name, path: String| Variant { name, url: format!("{base}{path}"), body: None, token: Some(token.clone()) };
-    let variants = vec![
+    let variants = [
         rest("REST GET /investigations/{id}", format!("/api/v1/investigations/{id}")),
         gql("GraphQL investigation (head fields)", HEAD, Some(&token)),
         rest("REST GET /investigations/{id}/results", format!("/api/v1/investigations/{id}/results")),
