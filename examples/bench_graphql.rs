@@ -22,8 +22,11 @@ use serde_json::{Value, json};
 use vigia::config::Config;
 use vigia::startup::App;
 
-const EMAIL: &str = "bench@vigia.test";
-const PASSWORD: &str = "bench-password-123";
+#[path = "support/server.rs"]
+mod server;
+
+use server::{EMAIL, PASSWORD};
+
 /// Requests per variant for latency (the first sixth is warm-up).
 const N: usize = 3_000;
 /// Concurrent clients for throughput.
@@ -97,17 +100,8 @@ async fn run() -> anyhow::Result<()> {
         let _ = stopped.await;
     }));
     let client = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build()?;
-    while client.get(format!("{base}/health/ready")).send().await.is_err() {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let login: Value = client
-        .post(format!("{base}/api/v1/auth/login"))
-        .json(&json!({"email": EMAIL, "senha": PASSWORD}))
-        .send()
-        .await?
-        .json()
-        .await?;
-    let token = login["token_acesso"].as_str().unwrap_or_default().to_string();
+    server::wait_ready(&client, &base).await?;
+    let token = server::login(&client, &base).await?;
     let started: Value = client
         .post(format!("{base}/api/v1/investigations/start"))
         .bearer_auth(&token)
