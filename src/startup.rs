@@ -156,6 +156,7 @@ impl App {
             metrics: http::metrics_handle(),
             shutdown: core.signal.clone(),
             keep_alive_secs: config.server.keep_alive_secs,
+            graphql: config.graphql.clone(),
         };
         let listener =
             TcpListener::bind(config.server.addr).await.with_context(|| format!("binding {}", config.server.addr))?;

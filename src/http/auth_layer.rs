@@ -31,6 +31,11 @@ impl Caller {
     }
 }
 
+/// A refusal answered inside a successful body (a GraphQL error), audited as the same code
+/// answered with its error status would be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RefusedInBody(pub ErrorCode);
+
 /// The peer address (from the listener's connect info; no proxy header is trusted).
 pub(crate) fn peer_ip(req_extensions: &axum::http::Extensions) -> Option<IpAddr> {
     req_extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(a)| a.ip())
@@ -45,7 +50,9 @@ pub(crate) fn client_context(extensions: &axum::http::Extensions, headers: &Head
     }
 }
 
-fn resolve(st: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, Error> {
+/// The caller of a set of headers (bearer token, else `X-API-Key`); also the GraphQL WebSocket's
+/// `connection_init` payload seen as headers.
+pub(crate) fn resolve(st: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, Error> {
     if let Some(value) = headers.get(AUTHORIZATION) {
         let value = value.to_str().map_err(|_| invalid_token("the Authorization header is not text"))?;
         let (scheme, token) = value.trim().split_once(' ').ok_or_else(|| invalid_token("expected 'Bearer <token>'"))?;
@@ -68,7 +75,11 @@ pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Ne
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     req.extensions_mut().insert(caller.clone());
     let resp = next.run(req).await;
-    let code = resp.extensions().get::<PendingError>().map(|p| p.0.code);
+    let code = resp
+        .extensions()
+        .get::<PendingError>()
+        .map(|p| p.0.code)
+        .or_else(|| resp.extensions().get::<RefusedInBody>().map(|r| r.0));
     let principal = caller.principal();
     let (action, outcome) = match code {
         Some(ErrorCode::Unauthorized | ErrorCode::TokenInvalid | ErrorCode::TokenExpired) => {

@@ -88,11 +88,16 @@ pub async fn durable(
 
 /// POST routes that store nothing or make their own writes durable before acknowledging them:
 /// a chat turn flushes before its `complete` (and a stream's head must not wait for a flush),
-/// the analysis routes only read, and an investigation they start is flushed by its service.
+/// the analysis routes only read, and an investigation they start is flushed by its service;
+/// `/graphql` commits after a mutation itself (its queries store nothing).
 fn commits_itself(path: &str) -> bool {
     matches!(
         path,
-        "/api/v1/chat/stream" | "/api/v1/chat/message" | "/api/v1/anomalies/detect" | "/api/v1/multi-agent/query"
+        "/api/v1/chat/stream"
+            | "/api/v1/chat/message"
+            | "/api/v1/anomalies/detect"
+            | "/api/v1/multi-agent/query"
+            | "/graphql"
     ) || (path.starts_with("/api/v1/agents/") && (path.ends_with("/investigate") || path.ends_with("/orchestrate")))
 }
 

@@ -16,6 +16,7 @@ mod compression_meter;
 pub mod error;
 pub mod extract;
 mod federal;
+pub mod graphql;
 mod health;
 mod investigations;
 pub mod middleware;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub shutdown: ShutdownSignal,
     /// Seconds between keep-alive comments on streams.
     pub keep_alive_secs: f64,
+    /// GraphQL limits and switches.
+    pub graphql: crate::config::GraphqlConfig,
 }
 
 /// The process-wide Prometheus recorder (a recorder can be installed once per process; tests
@@ -90,6 +93,7 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(audit::router())
         .merge(transparency::router())
         .merge(federal::router())
+        .merge(graphql::router(&state))
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))

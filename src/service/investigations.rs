@@ -318,7 +318,7 @@ impl InvestigationService {
         id: InvestigationId,
         last_event_id: u64,
         viewer: Option<&Principal>,
-    ) -> Result<impl Stream<Item = InvestigationEvent> + Send + 'static> {
+    ) -> Result<impl Stream<Item = InvestigationEvent> + Send + use<>> {
         self.head(id, viewer)?;
         let mut live = self.runtime.subscribe(id);
         let store = self.store.clone();

@@ -2,12 +2,15 @@
 //! runtime or storage calls and returns domain values or a `crate::Error`.
 
 pub mod admin;
+pub mod agent_activity;
 pub mod agent_request;
 pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod chat_reply;
 pub mod compression;
+pub mod contracts;
 pub mod database;
 pub mod durability;
 pub mod federal;

@@ -18,6 +18,7 @@ mod errors;
 mod federal;
 mod federal_standin;
 mod first_start;
+mod graphql;
 mod health;
 mod helpers;
 mod investigations;

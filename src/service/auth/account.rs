@@ -151,6 +151,15 @@ impl AuthService {
         self.store.user(who.user_id).map_err(Error::internal)?.ok_or_else(|| user_not_found(who.user_id))
     }
 
+    /// A user's record as `viewer` may see it: their own, or anyone's for an administrator;
+    /// `None` for anyone else's and for an id no user has.
+    pub fn user_visible_to(&self, viewer: &Principal, id: UserId) -> Result<Option<User>> {
+        if viewer.user_id != id && !viewer.is_admin() {
+            return Ok(None);
+        }
+        self.store.user(id).map_err(Error::internal)
+    }
+
     /// Clears a user's failed logins and lock (admin). RESOURCE_NOT_FOUND for an unknown id.
     pub fn unlock(&self, by: &Principal, user_id: UserId) -> Result<User> {
         by.require(Permission::ManageUsers)?;

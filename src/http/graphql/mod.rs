@@ -1,0 +1,74 @@
+//! GraphQL (async-graphql) on `/graphql`: queries and mutations over HTTP (POST, or GET with
+//! the query in the URL) and subscriptions over WebSocket with either `graphql-transport-ws`
+//! or the older `graphql-ws` protocol, on the same path. The resolvers call the service
+//! facades the REST routes call. Beside it: `/graphql/playground` (an IDE whose assets are in
+//! the binary), `/graphql/health` and `/graphql/examples`.
+//!
+//! - [`schema`]: building the schema with its limits; the caller and errors of resolvers.
+//! - [`query`], [`mutation`], [`subscription`]: the roots; [`types`], [`inputs`]: the types.
+//! - [`transport`]: the one handler of `/graphql` (caller, persisted queries, cache, limits).
+//! - [`cache`]: the anonymous-answer cache and the persisted queries.
+//! - [`pages`]: playground, health and examples.
+
+mod cache;
+mod examples;
+mod inputs;
+mod mutation;
+mod pages;
+mod query;
+pub mod schema;
+mod subscription;
+mod transport;
+mod types;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::get;
+use axum::{Extension, Router};
+
+use super::AppState;
+use crate::config::GraphqlConfig;
+use schema::{Shared, VigiaSchema};
+
+/// How long an anonymous query's answer is reused.
+pub const CACHE_TTL: Duration = Duration::from_secs(300);
+
+/// What the GraphQL routes share.
+pub struct Gql {
+    /// The schema with the configured limits.
+    pub schema: VigiaSchema,
+    /// The schema answering introspection queries (when introspection is on).
+    pub introspection: Option<VigiaSchema>,
+    /// Answers to anonymous queries.
+    pub cache: cache::ResponseCache,
+    /// Persisted queries.
+    pub persisted: cache::PersistedQueries,
+    /// The limits and switches.
+    pub config: GraphqlConfig,
+}
+
+impl Gql {
+    /// The schemas over the state's services.
+    pub fn new(state: &AppState, config: &GraphqlConfig) -> Gql {
+        let shared = Shared { services: state.services.clone(), shutdown: state.shutdown.clone() };
+        Gql {
+            schema: schema::build(shared.clone(), config),
+            introspection: config.introspection_enabled.then(|| schema::build_introspection(shared, config)),
+            cache: cache::ResponseCache::new(CACHE_TTL),
+            persisted: cache::PersistedQueries::default(),
+            config: config.clone(),
+        }
+    }
+}
+
+/// The GraphQL routes over the state's services, with its GraphQL limits and switches.
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/graphql", get(transport::graphql).post(transport::graphql))
+        .route("/graphql/health", get(pages::health))
+        .route("/graphql/examples", get(pages::examples))
+        .route("/graphql/playground", get(pages::playground))
+        .route("/graphql/playground/{asset}", get(pages::asset))
+        .layer(Extension(Arc::new(Gql::new(state, &state.graphql))))
+}

@@ -1,0 +1,101 @@
+//! The pages beside `/graphql`: the playground (GraphQL Playground 1.7.28, MIT, its script,
+//! stylesheet and icon built into the binary, so it works with no network; off with
+//! `GRAPHQL_PLAYGROUND_ENABLED=false`), the endpoint's health (the schema answers a query) and
+//! the example operations.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde_json::json;
+
+use super::Gql;
+use crate::http::AppState;
+use crate::http::auth_extract::MaybeAuthUser;
+use crate::http::error::ApiError;
+
+/// The playground's page: local assets only, no inline script.
+const PAGE: &str = r#"<!DOCTYPE html>
+<html>
+<head>
+  <meta charset="utf-8" />
+  <meta name="viewport" content="user-scalable=no, initial-scale=1.0, minimum-scale=1.0, maximum-scale=1.0, minimal-ui" />
+  <title>Vigia GraphQL Playground</title>
+  <link rel="stylesheet" href="/graphql/playground/index.css" />
+  <link rel="shortcut icon" href="/graphql/playground/favicon.png" />
+  <script src="/graphql/playground/middleware.js"></script>
+</head>
+<body>
+  <div id="root"></div>
+  <script src="/graphql/playground/init.js"></script>
+</body>
+</html>
+"#;
+
+/// Starts the playground on `/graphql`, subscriptions on the same path.
+const INIT: &str = r#"window.addEventListener('load', function () {
+  var ws = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
+  GraphQLPlayground.init(document.getElementById('root'), {
+    endpoint: '/graphql',
+    subscriptionEndpoint: ws,
+    settings: { 'request.credentials': 'same-origin', 'schema.polling.enable': false }
+  });
+});
+"#;
+
+/// The playground's script inserts its own styles and images from data URLs.
+const PLAYGROUND_CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+     font-src 'self' data:; connect-src 'self' ws: wss:";
+
+/// `/graphql/playground` (404 when switched off).
+pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
+    if !gql.config.playground_enabled {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let mut resp = ([(CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response();
+    resp.headers_mut().insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PLAYGROUND_CSP));
+    resp
+}
+
+/// The playground's files.
+pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>) -> Response {
+    let (bytes, kind): (&'static [u8], &str) = match name.as_str() {
+        "middleware.js" => (include_bytes!("assets/middleware.js"), "text/javascript; charset=utf-8"),
+        "index.css" => (include_bytes!("assets/index.css"), "text/css; charset=utf-8"),
+        "favicon.png" => (include_bytes!("assets/favicon.png"), "image/png"),
+        "init.js" => (INIT.as_bytes(), "text/javascript; charset=utf-8"),
+        _ => return StatusCode::NOT_FOUND.into_response(),
+    };
+    if !gql.config.playground_enabled {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    ([(CONTENT_TYPE, kind), (CACHE_CONTROL, "public, max-age=86400")], bytes).into_response()
+}
+
+/// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
+pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
+    let answer = gql.schema.execute("{ __typename }").await;
+    let healthy = answer.is_ok();
+    let body = json!({
+        "status": if healthy { "healthy" } else { "unhealthy" },
+        "endpoint": "/graphql",
+        "subscriptions": {"endpoint": "/graphql", "protocols": ["graphql-transport-ws", "graphql-ws"]},
+        "limits": {"max_depth": gql.config.max_depth, "max_complexity": gql.config.max_complexity},
+        "introspection_enabled": gql.config.introspection_enabled,
+        "playground_enabled": gql.config.playground_enabled,
+        "anonymous_cache_ttl_secs": super::CACHE_TTL.as_secs(),
+        "persisted_queries": true,
+    });
+    let status = if healthy { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(body)).into_response()
+}
+
+/// `/graphql/examples`: example operations, the ids they need filled in with the caller's
+/// newest investigations.
+pub async fn examples(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> Result<Response, ApiError> {
+    let examples = super::examples::list(&st.services.investigations, who.as_ref())?;
+    Ok(Json(json!({"endpoint": "/graphql", "examples": examples})).into_response())
+}

@@ -1,0 +1,53 @@
+//! Subscriptions: `investigationUpdates` (the investigation each time it moves, from the event
+//! hub the SSE stream reads, ending after it completes, fails or is cancelled) and
+//! `agentActivity` (an agent's stats each time it loads, runs or unloads). Both end when the
+//! server shuts down.
+
+use std::time::Duration;
+
+use async_graphql::{Context, ID, Subscription as GqlSubscription};
+use futures::{Stream, StreamExt};
+
+use super::schema::{GqlResult, investigation_id, services, shared, viewer};
+use super::types::{AgentStats, Investigation};
+use crate::domain::InvestigationHead;
+
+/// How often agent activity is sampled.
+const ACTIVITY_EVERY: Duration = Duration::from_millis(250);
+
+/// The subscription root.
+pub struct Subscription;
+
+#[GqlSubscription]
+impl Subscription {
+    /// The investigation now, then again after each event that changed it, the last time in
+    /// its final state.
+    async fn investigation_updates(
+        &self,
+        ctx: &Context<'_>,
+        investigation_id: ID,
+    ) -> async_graphql::Result<impl Stream<Item = Investigation> + use<>> {
+        let id = self::investigation_id(&investigation_id)?;
+        let who = viewer(ctx)?.cloned();
+        let svc = services(ctx).investigations.clone();
+        // From the first stored event: its replay brings the head up to date at once.
+        let events = svc.stream(id, 0, who.as_ref()).gql()?;
+        let mut last: Option<InvestigationHead> = None;
+        Ok(events.filter_map(move |_event| {
+            // Each event is followed by the head it left (status, progress, counts); events
+            // that did not change what a client sees are not repeated.
+            let head = svc.head(id, who.as_ref()).ok().filter(|h| last.as_ref() != Some(h));
+            if let Some(h) = &head {
+                last = Some(h.clone());
+            }
+            futures::future::ready(head.map(Investigation::from))
+        }))
+    }
+
+    /// An agent's stats each time it loads, unloads, starts or finishes an analysis.
+    async fn agent_activity(&self, ctx: &Context<'_>) -> async_graphql::Result<impl Stream<Item = AgentStats> + use<>> {
+        viewer(ctx)?;
+        let shared = shared(ctx);
+        Ok(shared.services.agents.activity(ACTIVITY_EVERY, shared.shutdown.clone()).map(AgentStats::from))
+    }
+}

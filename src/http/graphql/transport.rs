@@ -1,0 +1,191 @@
+//! The one handler of `/graphql`. A WebSocket upgrade (either subscription protocol) is served
+//! as subscriptions; anything else is one query or mutation: the caller resolved by the
+//! `authenticate` middleware, a persisted query filled in, an anonymous query answered from the
+//! cache when an identical one was answered within 300 s, introspection sent to its own schema.
+//! Errors without a code (parse errors, unknown fields, the depth and complexity limits) get
+//! `VALIDATION_ERROR`. A mutation is answered once its changes are durable.
+
+use std::sync::Arc;
+
+use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
+use async_graphql::parser::types::OperationType;
+use async_graphql::{Data, ErrorExtensions};
+use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLWebSocket, rejection::GraphQLRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request, State, WebSocketUpgrade};
+use axum::http::header::{CONTENT_TYPE, UPGRADE};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use bytes::Bytes;
+
+use super::Gql;
+use super::cache::{ResponseCache, operation_type};
+use super::schema::{Viewer, VigiaSchema, gql_error};
+use crate::error::ErrorCode;
+use crate::http::AppState;
+use crate::http::auth_layer::{Caller, RefusedInBody, resolve};
+
+static CACHE_HEADER: HeaderName = HeaderName::from_static("x-graphql-cache");
+
+/// `/graphql`, GET and POST.
+pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<Gql>>, req: Request) -> Response {
+    let caller = req.extensions().get::<Caller>().map_or(Ok(None), |c| c.0.clone());
+    if req.headers().get(UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket")) {
+        return subscribe(st, gql, Viewer(caller), req).await;
+    }
+    let mut request = match GraphQLRequest::<GraphQLRejection>::from_request(req, &st).await {
+        Ok(r) => r.into_inner(),
+        Err(e) => return e.into_response(),
+    };
+    if let Err(e) = gql.persisted.resolve(&mut request) {
+        return Json(async_graphql::Response::from_errors(vec![e])).into_response();
+    }
+    let cache_key = matches!(caller, Ok(None)).then(|| ResponseCache::key(&request)).flatten();
+    if let Some(body) = cache_key.as_deref().and_then(|k| gql.cache.get(k)) {
+        return json_body(body, "hit");
+    }
+    let ty = operation_type(&mut request);
+    let mutation = ty == Some(OperationType::Mutation);
+    let schema = schema_for(&gql, &request.query);
+    let mut response = schema.execute(request.data(Viewer(caller))).await;
+    for e in &mut response.errors {
+        if e.extensions.as_ref().is_none_or(|x| x.get("code").is_none()) {
+            e.extensions.get_or_insert_with(Default::default).set("code", "VALIDATION_ERROR");
+        }
+    }
+    // `/graphql` is left alone by the `durable` middleware (a query stores nothing); a
+    // mutation's changes are on disk before it is answered, as a REST change's are.
+    if mutation && let Err(e) = st.services.durability.commit().await {
+        response.errors.push(gql_error(e).into_server_error(async_graphql::Pos::default()));
+    }
+    let body = Bytes::from(serde_json::to_vec(&response).unwrap_or_default());
+    let mut resp = match cache_key {
+        Some(key) if ty == Some(OperationType::Query) && response.is_ok() => {
+            gql.cache.put(key, body.clone());
+            json_body(body, "miss")
+        }
+        _ => json_body(body, "none"),
+    };
+    if let Some(code) = refusal(&response) {
+        resp.extensions_mut().insert(RefusedInBody(code));
+    }
+    resp
+}
+
+/// The first refusal among an answer's errors (no or bad credentials, no permission), which
+/// the audit trail records as it records REST's 401 and 403.
+fn refusal(response: &async_graphql::Response) -> Option<ErrorCode> {
+    response.errors.iter().find_map(|e| {
+        let code = match e.extensions.as_ref()?.get("code")? {
+            async_graphql::Value::String(s) => ErrorCode::parse(s)?,
+            _ => return None,
+        };
+        matches!(
+            code,
+            ErrorCode::Unauthorized
+                | ErrorCode::TokenInvalid
+                | ErrorCode::TokenExpired
+                | ErrorCode::InsufficientPermissions
+        )
+        .then_some(code)
+    })
+}
+
+/// A JSON answer saying whether it came from the cache.
+fn json_body(body: Bytes, cache: &'static str) -> Response {
+    let mut resp = body.into_response();
+    resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(CACHE_HEADER.clone(), HeaderValue::from_static(cache));
+    resp
+}
+
+/// The introspection schema for documents that ask for `__schema` or `__type` (when
+/// introspection is on), the limited one otherwise.
+fn schema_for<'a>(gql: &'a Gql, query: &str) -> &'a VigiaSchema {
+    match &gql.introspection {
+        Some(s) if introspects(query) => s,
+        _ => &gql.schema,
+    }
+}
+
+/// Whether a document names `__schema` or `__type` (not `__typename`).
+fn introspects(query: &str) -> bool {
+    ["__schema", "__type"].iter().any(|name| {
+        query
+            .match_indices(name)
+            .any(|(i, _)| !query[i + name.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_'))
+    })
+}
+
+/// Upgrades to a subscription connection. The caller is the one of the upgrade request's
+/// headers, or the credentials of the `connection_init` payload (`Authorization` with a bearer
+/// token, or `X-API-Key`, under any letter case), which browsers use since they cannot set
+/// headers on a WebSocket. An invalid credential in the payload refuses the connection.
+async fn subscribe(st: AppState, gql: Arc<Gql>, header_viewer: Viewer, req: Request) -> Response {
+    let (mut parts, _) = req.into_parts();
+    let protocol = match GraphQLProtocol::from_request_parts(&mut parts, &st).await {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &st).await {
+        Ok(u) => u,
+        Err(e) => return e.into_response(),
+    };
+    let schema = gql.schema.clone();
+    let shutdown = st.shutdown.clone();
+    upgrade.protocols(ALL_WEBSOCKET_PROTOCOLS).on_upgrade(move |socket| async move {
+        let connection = GraphQLWebSocket::new(socket, schema, protocol)
+            .on_connection_init(move |payload| async move { connection_data(&st, payload, header_viewer) })
+            .serve();
+        // The subscriptions' streams end at shutdown; the connection is closed with them.
+        tokio::select! {
+            _ = connection => {}
+            _ = shutdown.wait() => {}
+        }
+    })
+}
+
+/// The data of a subscription connection: its caller.
+fn connection_data(st: &AppState, payload: serde_json::Value, header_viewer: Viewer) -> async_graphql::Result<Data> {
+    let mut headers = HeaderMap::new();
+    if let Some(fields) = payload.as_object() {
+        for (name, value) in fields {
+            let name = name.to_ascii_lowercase();
+            let header = match name.as_str() {
+                "authorization" | "authtoken" => "authorization",
+                "x-api-key" | "apikey" => "x-api-key",
+                _ => continue,
+            };
+            let Some(text) = value.as_str() else { continue };
+            // `authToken` carries the bare token; `Authorization` the whole header value.
+            let text = if name == "authtoken" && !text.contains(' ') { format!("Bearer {text}") } else { text.into() };
+            if let Ok(v) = HeaderValue::from_str(&text) {
+                headers.insert(header, v);
+            }
+        }
+    }
+    let viewer = if headers.is_empty() {
+        header_viewer
+    } else {
+        let resolved = resolve(st, &headers);
+        if let Err(e) = &resolved {
+            return Err(gql_error(e.clone()).extend());
+        }
+        Viewer(resolved)
+    };
+    let mut data = Data::default();
+    data.insert(viewer);
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::introspects;
+
+    #[test]
+    fn introspection_is_recognised_by_schema_and_type_but_not_typename() {
+        assert!(introspects("{ __schema { types { name } } }"));
+        assert!(introspects("{ __type(name: \"Query\") { name } }"));
+        assert!(!introspects("{ me { __typename } }"));
+    }
+}
