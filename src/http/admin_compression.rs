@@ -8,26 +8,26 @@ use std::collections::HashMap;
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth_extract::AdminUser;
 use super::error::ApiError;
+use super::openapi::ApiRouter;
 use crate::error::Error;
 use crate::service::compression::{ALGORITHMS, AlgorithmTotals};
+use axum::Json;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The compression routes.
-pub fn router() -> Router<AppState> {
-    let base = "/api/v1/admin/compression";
-    Router::new()
-        .route(&format!("{base}/metrics"), get(metrics))
-        .route(&format!("{base}/algorithms"), get(algorithms))
-        .route(&format!("{base}/optimize"), get(optimize))
-        .route(&format!("{base}/test"), get(test))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(metrics))
+        .routes(routes!(algorithms))
+        .routes(routes!(optimize))
+        .routes(routes!(test))
 }
 
 /// Mean per-response ratio, `None` before any response.
@@ -35,6 +35,11 @@ fn avg_ratio(t: &AlgorithmTotals) -> Option<f64> {
     (t.responses > 0).then(|| t.ratio_sum / t.responses as f64)
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/compression/metrics", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Bytes in and out per algorithm, measured on responses", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn metrics(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let s = st.services.compression.metrics();
     let all = s.all();
@@ -54,6 +59,11 @@ async fn metrics(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     .into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/compression/algorithms", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Supported algorithms with their measured ratios", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn algorithms(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let s = st.services.compression.metrics();
     let mut list: Vec<Value> = ALGORITHMS
@@ -76,6 +86,11 @@ async fn algorithms(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     Ok(Json(json!({"algorithms": list})).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/compression/optimize", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Advice from the measured ratios", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn optimize(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let recs = st.services.compression.optimize().await?;
     let recs: Vec<Value> = recs
@@ -94,6 +109,12 @@ async fn optimize(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     Ok(Json(json!({"recommendations": recs})).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/compression/test", tag = "admin", params(("algorithm" = Option<String>, Query, description = "gzip (default), br or deflate"), ("level" = Option<u32>, Query, description = "Compression level")), security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Compresses a sample and reports size and time", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn test(State(st): State<AppState>, _: AdminUser, Query(q): Query<HashMap<String, String>>) -> ApiResult {
     let algorithm = q.get("algorithm").map_or("gzip", String::as_str);
     let level = match q.get("level") {

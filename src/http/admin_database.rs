@@ -8,8 +8,6 @@ use std::time::Instant;
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -17,23 +15,30 @@ use super::AppState;
 use super::auth_extract::AdminUser;
 use super::error::ApiError;
 use super::extract::ApiJson;
+use super::openapi::ApiRouter;
 use crate::error::Error;
+use axum::Json;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The database routes.
-pub fn router() -> Router<AppState> {
-    let base = "/api/v1/admin/database";
-    Router::new()
-        .route(&format!("{base}/database-stats"), get(stats))
-        .route(&format!("{base}/analyze-slow-queries"), get(slow))
-        .route(&format!("{base}/missing-indexes"), get(missing))
-        .route(&format!("{base}/create-indexes"), post(create_indexes))
-        .route(&format!("{base}/optimize-statistics"), post(optimize_statistics))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(stats))
+        .routes(routes!(slow))
+        .routes(routes!(missing))
+        .routes(routes!(create_indexes))
+        .routes(routes!(optimize_statistics))
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
 
+#[utoipa::path(get, path = "/api/v1/admin/database/database-stats", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Trees, sizes, flushes, cache and write rate of the store", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn stats(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let s = st.services.database.stats()?;
     let tables: Vec<Value> = s.tables.iter().map(|t| json!({"name": t.name, "rows": t.rows})).collect();
@@ -54,6 +59,12 @@ async fn stats(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     .into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/database/analyze-slow-queries", tag = "admin", params(("threshold_ms" = Option<f64>, Query, description = "Slowest operations above this many milliseconds")), security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Store operations slower than the threshold", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn slow(State(st): State<AppState>, _: AdminUser, Query(q): Query<HashMap<String, String>>) -> ApiResult {
     let threshold = match q.get("threshold_ms") {
         Some(raw) => raw.trim().parse::<f64>().map_err(|_| Error::validation("threshold_ms", "must be a number"))?,
@@ -83,6 +94,11 @@ async fn slow(State(st): State<AppState>, _: AdminUser, Query(q): Query<HashMap<
     Ok(Json(json!({"threshold_ms": threshold, "total_slow_queries": list.len(), "slow_queries": list})).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/database/missing-indexes", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Index suggestions from filtered list scans", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn missing(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let list: Vec<Value> = st
         .services
@@ -105,18 +121,24 @@ async fn missing(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     Ok(Json(json!({"total_missing": list.len(), "missing_indexes": list})).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 struct IndexSpec {
     table: String,
     columns: Vec<String>,
     name: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 struct CreateIndexes {
     indexes: Vec<IndexSpec>,
 }
 
+#[utoipa::path(post, path = "/api/v1/admin/database/create-indexes", tag = "admin", request_body = CreateIndexes, security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Each index refused (sled has no secondary indexes)", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn create_indexes(State(st): State<AppState>, _: AdminUser, ApiJson(b): ApiJson<CreateIndexes>) -> ApiResult {
     let mut details = Vec::new();
     for ix in &b.indexes {
@@ -133,6 +155,11 @@ async fn create_indexes(State(st): State<AppState>, _: AdminUser, ApiJson(b): Ap
     Ok(Json(json!({"created_indexes": 0, "failed_indexes": details.len(), "details": details})).into_response())
 }
 
+#[utoipa::path(post, path = "/api/v1/admin/database/optimize-statistics", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Every tree recounted", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn optimize_statistics(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let (tables, ms) = st.services.database.optimize_statistics()?;
     Ok(Json(json!({"success": true, "tables_optimized": tables, "total_time_ms": ms})).into_response())

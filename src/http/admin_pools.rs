@@ -5,27 +5,27 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth_extract::AdminUser;
 use super::error::ApiError;
+use super::openapi::ApiRouter;
 use crate::service::pools::PoolHealth;
+use axum::Json;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The connection-pool routes.
-pub fn router() -> Router<AppState> {
-    let base = "/api/v1/admin/connection-pools";
-    Router::new()
-        .route(&format!("{base}/stats"), get(stats))
-        .route(&format!("{base}/health"), get(health))
-        .route(&format!("{base}/config"), get(config))
-        .route(&format!("{base}/optimize"), get(optimize))
-        .route(&format!("{base}/recommendations"), get(recommendations))
-        .route(&format!("{base}/reset-stats"), post(reset))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(stats))
+        .routes(routes!(health))
+        .routes(routes!(config))
+        .routes(routes!(optimize))
+        .routes(routes!(recommendations))
+        .routes(routes!(reset))
 }
 
 fn absent(why: &str) -> Value {
@@ -35,6 +35,11 @@ fn absent(why: &str) -> Value {
 const NO_REDIS: &str = "this build has no redis";
 const DEMO: &str = "demo mode: no upstream client";
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/stats", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Upstream client counters and the store", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn stats(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let p = &st.services.pools;
     let upstream = match p.upstream_stats() {
@@ -64,6 +69,11 @@ fn health_view(h: &PoolHealth) -> Value {
     json!({"status": h.status, "response_time_ms": h.response_time_ms, "error": h.error})
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/health", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Store and upstream health, measured", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn health(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let (store, upstream) = st.services.pools.health().await;
     let healthy = store.status == "healthy" && upstream.status != "unhealthy";
@@ -78,6 +88,11 @@ async fn health(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     .into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/config", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Pool settings", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn config(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let p = &st.services.pools;
     let u = p.upstream_config();
@@ -100,6 +115,11 @@ async fn config(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     .into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/optimize", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Advice from the counters", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn optimize(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let recs: Vec<Value> = st
         .services
@@ -111,6 +131,11 @@ async fn optimize(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     Ok(Json(json!({"recommendations": recs})).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/recommendations", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Recommendations from the counters", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn recommendations(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let recs: Vec<Value> = st
         .services
@@ -130,6 +155,11 @@ async fn recommendations(State(st): State<AppState>, _: AdminUser) -> ApiResult 
     Ok(Json(json!({"recommendations": recs})).into_response())
 }
 
+#[utoipa::path(post, path = "/api/v1/admin/connection-pools/reset-stats", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Counters reset", body = Object),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn reset(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let done = st.services.pools.reset()?;
     let message = if done { "upstream client counters reset" } else { "no pool has counters to reset (demo mode)" };

@@ -5,20 +5,21 @@ use std::collections::HashMap;
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth_extract::AuthUser;
 use super::error::ApiError;
+use super::openapi::ApiRouter;
 use super::views::ts;
 use crate::domain::AuditEntry;
 use crate::error::Error;
+use axum::Json;
+use utoipa_axum::routes;
 
 /// The audit route.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/audit", get(list))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(list))
 }
 
 fn number(raw: &HashMap<String, String>, key: &str, default: usize) -> Result<usize, Error> {
@@ -39,6 +40,12 @@ fn entry_view(e: &AuditEntry) -> Value {
     })
 }
 
+#[utoipa::path(get, path = "/api/v1/audit", tag = "audit", params(("limit" = Option<usize>, Query, description = "Entries per page (default 20)"), ("page" = Option<usize>, Query, description = "From 1")), security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Audit entries, newest first (the caller's own; all for an admin)", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn list(
     State(st): State<AppState>,
     AuthUser(who): AuthUser,

@@ -11,7 +11,9 @@ use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{SecondsFormat, Utc};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 use crate::error::{Error, ErrorCode};
 
@@ -103,17 +105,81 @@ pub(crate) fn error_for_status(status: StatusCode, path: &str) -> Error {
     }
 }
 
+/// The English error envelope: `{error: {code, message, details, request_id, timestamp}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    /// The error.
+    pub error: ErrorBody,
+}
+
+/// The body of the English envelope.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Stable code, e.g. `VALIDATION_ERROR`.
+    #[schema(example = "VALIDATION_ERROR")]
+    pub code: &'static str,
+    /// Safe to show to a user.
+    pub message: String,
+    /// Structured details (field, reason, id, ...).
+    #[schema(value_type = Object)]
+    pub details: Map<String, Value>,
+    /// The request's id (also in the `X-Request-ID` header).
+    pub request_id: String,
+    /// When the error happened (RFC 3339 UTC, milliseconds).
+    pub timestamp: String,
+}
+
+/// The Portuguese error envelope: `{erro: {codigo, mensagem, detalhes, id_requisicao, timestamp}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErroEnvelope {
+    /// O erro.
+    pub erro: ErroCorpo,
+}
+
+/// The body of the Portuguese envelope.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErroCorpo {
+    /// Stable code in Portuguese, e.g. `ERRO_VALIDACAO`.
+    #[schema(example = "ERRO_VALIDACAO")]
+    pub codigo: &'static str,
+    /// Safe to show to a user.
+    pub mensagem: String,
+    /// Structured details.
+    #[schema(value_type = Object)]
+    pub detalhes: Map<String, Value>,
+    /// The request's id.
+    pub id_requisicao: String,
+    /// When the error happened (RFC 3339 UTC, milliseconds).
+    pub timestamp: String,
+}
+
 /// The envelope body.
 pub(crate) fn envelope(lang: Lang, e: &Error, request_id: &str) -> Value {
-    let timestamp = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-    match lang {
-        Lang::En => json!({"error": {
-            "code": e.code.as_str(), "message": e.message, "details": e.details,
-            "request_id": request_id, "timestamp": timestamp,
-        }}),
-        Lang::Pt => json!({"erro": {
-            "codigo": e.code.as_pt(), "mensagem": e.message, "detalhes": e.details,
-            "id_requisicao": request_id, "timestamp": timestamp,
-        }}),
-    }
+    envelope_at(lang, e, request_id, &Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
+/// The envelope body with a given timestamp (the document's examples use this too).
+pub(crate) fn envelope_at(lang: Lang, e: &Error, request_id: &str, timestamp: &str) -> Value {
+    let (request_id, timestamp) = (request_id.to_string(), timestamp.to_string());
+    let body = match lang {
+        Lang::En => serde_json::to_value(ErrorEnvelope {
+            error: ErrorBody {
+                code: e.code.as_str(),
+                message: e.message.clone(),
+                details: e.details.clone(),
+                request_id,
+                timestamp,
+            },
+        }),
+        Lang::Pt => serde_json::to_value(ErroEnvelope {
+            erro: ErroCorpo {
+                codigo: e.code.as_pt(),
+                mensagem: e.message.clone(),
+                detalhes: e.details.clone(),
+                id_requisicao: request_id,
+                timestamp,
+            },
+        }),
+    };
+    body.unwrap_or(Value::Null)
 }

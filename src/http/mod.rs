@@ -10,6 +10,7 @@ mod audit;
 mod auth;
 pub mod auth_extract;
 mod auth_layer;
+mod auth_views;
 mod chat;
 mod chat_ws;
 mod compression_meter;
@@ -18,6 +19,7 @@ pub mod extract;
 mod health;
 mod investigations;
 pub mod middleware;
+pub mod openapi;
 mod rate_limit;
 mod reports;
 mod sse;
@@ -34,6 +36,7 @@ use tower::Layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
+use self::openapi::ApiRouter;
 use crate::runtime::ShutdownSignal;
 use crate::service::Services;
 
@@ -68,12 +71,10 @@ pub fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
-/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
-/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
-/// panics caught.
-pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
-    let mut router = Router::new()
+/// Every route of the service with its documentation. Routes are added here and only through
+/// [`openapi::ApiRouter`], so the OpenAPI document covers each one (tests/api/openapi.rs).
+pub fn api_routes() -> ApiRouter {
+    ApiRouter::new()
         .merge(health::router())
         .merge(investigations::router())
         .merge(auth::router())
@@ -86,6 +87,16 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(reports::router())
         .merge(whitelist::router())
         .merge(audit::router())
+        .merge(openapi::router())
+}
+
+/// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
+/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
+/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
+/// panics caught.
+pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
+    let (routes, _) = api_routes().split();
+    let mut router = routes
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))

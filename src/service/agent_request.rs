@@ -11,7 +11,7 @@ use crate::domain::{Filters, InvestigationRequest};
 use crate::error::{Error, Result};
 
 /// What a direct call asks for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default)]
 pub struct AgentRequest {
     /// SIAFI organ code (5 digits) or unit code (6 digits).
