@@ -20,6 +20,8 @@ use super::auth_extract::{AuthUser, MaybeAuthUser};
 use super::error::{ApiError, Lang};
 use super::extract::{ApiJson, InvId, LastEventId};
 use super::openapi::ApiRouter;
+use super::views::shapes::{InvestigationCancelled, InvestigationResults, InvestigationStarted, InvestigationStatus};
+use super::views::{InvestigationCursorPage, InvestigationPage};
 use super::{sse, views};
 use crate::domain::cursor::{Cursor, Direction};
 use crate::domain::{InvestigationRequest, Status};
@@ -60,8 +62,7 @@ fn lang(uri: &Uri) -> Lang {
     request_body = InvestigationRequest,
     security(("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 201, description = "Started: `{investigation_id, status, estimated_completion, stream_url}` \
-            (`{id_investigacao, status, conclusao_estimada, url_stream}` on the Portuguese routes)", body = Object),
+        (status = 201, description = "Started", body = InvestigationStarted),
         (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 503, description = "SERVICE_UNAVAILABLE"),
@@ -82,7 +83,7 @@ async fn start(
 #[utoipa::path(get, path = "/api/v1/investigations/{id}/status", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "InvestigationStatus", body = Object),
+        (status = 200, description = "Status", body = InvestigationStatus),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "INVESTIGATION_NOT_FOUND"),
@@ -101,7 +102,7 @@ async fn status(
 #[utoipa::path(get, path = "/api/v1/investigations/{id}/results", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "InvestigationResults", body = Object),
+        (status = 200, description = "Results", body = InvestigationResults),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "INVESTIGATION_NOT_FOUND"),
@@ -121,7 +122,7 @@ async fn results(
 #[utoipa::path(get, path = "/api/v1/investigations/{id}/progress", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "InvestigationStatus", body = Object),
+        (status = 200, description = "Status", body = InvestigationStatus),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "INVESTIGATION_NOT_FOUND"),
@@ -140,7 +141,7 @@ async fn progress(
 #[utoipa::path(delete, path = "/api/v1/investigations/{id}", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
     security(("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "Cancelled", body = Object),
+        (status = 200, description = "Cancelled", body = InvestigationCancelled),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "INVESTIGATION_NOT_FOUND"),
@@ -189,7 +190,7 @@ async fn stream(
     ),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "A page of investigations", body = Object),
+        (status = 200, description = "A page of investigations", body = InvestigationPage),
         (status = 400, description = "VALIDATION_ERROR"),
     ))]
 async fn list(
@@ -219,7 +220,7 @@ async fn list(
     ),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "A page of investigations with cursors", body = Object),
+        (status = 200, description = "A page of investigations with cursors", body = InvestigationCursorPage),
         (status = 400, description = "VALIDATION_ERROR"),
     ))]
 async fn paginated(

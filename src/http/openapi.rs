@@ -92,6 +92,14 @@ impl ApiRouter {
         super::error::ErrorBody,
         super::error::ErroEnvelope,
         super::error::ErroCorpo,
+        // The Portuguese twins of the investigation views (the English ones come with the
+        // routes); `finish` points the Portuguese routes at them.
+        super::views::shapes::InvestigacaoIniciada,
+        super::views::shapes::StatusInvestigacao,
+        super::views::shapes::ResultadosInvestigacao,
+        super::views::shapes::InvestigacaoCancelada,
+        super::views::lists::PaginaInvestigacoes,
+        super::views::lists::PaginaCursorInvestigacoes,
     )),
 )]
 struct ApiDoc;

@@ -260,3 +260,91 @@ async fn redoc_at_redoc_loads_its_committed_bundle_from_this_server() {
     assert_eq!(r.headers()["content-type"], "text/javascript");
     assert_eq!(r.bytes().await.unwrap().len(), 1_103_471, "redoc@2.5.4 bundles/redoc.standalone.js");
 }
+
+/// Whether `value` has the shape `schema` describes: every key it sends is a documented
+/// property, every required property is sent, recursively through refs, arrays, `allOf` and
+/// `oneOf` (one alternative must fit). Returns the first mismatch.
+fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+    if let Some(r) = schema["$ref"].as_str() {
+        let target = resolve(doc, r).ok_or_else(|| format!("{at}: dangling {r}"))?;
+        return conforms(doc, target, value, at);
+    }
+    if let Some(alternatives) = schema["oneOf"].as_array().or(schema["anyOf"].as_array()) {
+        let errors: Vec<String> = alternatives.iter().filter_map(|s| conforms(doc, s, value, at).err()).collect();
+        return if errors.len() < alternatives.len() { Ok(()) } else { Err(errors.join(" / ")) };
+    }
+    if value.is_null() {
+        let types = &schema["type"];
+        let nullable = types == "null" || types.as_array().is_some_and(|t| t.iter().any(|t| t == "null"));
+        return if nullable || schema.as_object().is_some_and(|o| o.is_empty()) {
+            Ok(())
+        } else {
+            Err(format!("{at}: null where the schema says {schema}"))
+        };
+    }
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    let mut parts = vec![schema];
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        parts.push(part.get("$ref").and_then(Value::as_str).and_then(|r| resolve(doc, r)).unwrap_or(part));
+    }
+    for part in parts {
+        properties.extend(part["properties"].as_object().cloned().unwrap_or_default());
+        required.extend(part["required"].as_array().cloned().unwrap_or_default());
+    }
+    match value {
+        Value::Object(map) if !properties.is_empty() => {
+            for key in required.iter().filter_map(Value::as_str) {
+                if !map.contains_key(key) {
+                    return Err(format!("{at}: required '{key}' missing"));
+                }
+            }
+            for (key, v) in map {
+                let property = properties.get(key).ok_or_else(|| format!("{at}: '{key}' is not documented"))?;
+                conforms(doc, property, v, &format!("{at}.{key}"))?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            items.iter().enumerate().try_for_each(|(i, v)| conforms(doc, &schema["items"], v, &format!("{at}[{i}]")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The schema the document gives the success response of `method path`.
+fn success_schema<'a>(doc: &'a Value, method: &str, path: &str) -> &'a Value {
+    let responses = &doc["paths"][path][method]["responses"];
+    let ok = ["200", "201"].iter().find_map(|s| responses.get(*s)).unwrap_or_else(|| panic!("{method} {path}"));
+    &ok["content"]["application/json"]["schema"]
+}
+
+#[tokio::test]
+async fn investigation_answers_in_both_languages_have_the_documented_shapes() {
+    let app = spawn_app().await;
+    let doc: Value = app.get("/openapi.json").await.json().await.unwrap();
+    let body = serde_json::json!({"query": "contratos da saúde", "data_source": "portal_transparencia",
+        "include_explanations": true});
+    let r = app.post_signed("/api/v1/investigations/start", &body).await;
+    assert_eq!(r.status(), 201);
+    let started: Value = r.json().await.unwrap();
+    conforms(&doc, success_schema(&doc, "post", "/api/v1/investigations/start"), &started, "start").unwrap();
+    let id = started["investigation_id"].as_str().unwrap().to_string();
+    app.wait_done(&id).await;
+    let r = app.post_signed("/api/v1/investigacoes/iniciar", &body).await;
+    let iniciada: Value = r.json().await.unwrap();
+    let pt_start = success_schema(&doc, "post", "/api/v1/investigacoes/iniciar");
+    assert_eq!(pt_start["$ref"], "#/components/schemas/InvestigacaoIniciada");
+    conforms(&doc, pt_start, &iniciada, "iniciar").unwrap();
+    for (en, pt) in [
+        ("/api/v1/investigations/{id}/status", "/api/v1/investigacoes/{id}/status"),
+        ("/api/v1/investigations/{id}/results", "/api/v1/investigacoes/{id}/resultados"),
+        ("/api/v1/investigations", "/api/v1/investigacoes"),
+        ("/api/v1/investigations/paginated", "/api/v1/investigacoes/paginado"),
+    ] {
+        for path in [en, pt] {
+            let answer: Value = app.get_signed(&path.replace("{id}", &id)).await.json().await.unwrap();
+            conforms(&doc, success_schema(&doc, "get", path), &answer, path).unwrap();
+        }
+    }
+}

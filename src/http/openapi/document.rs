@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{Error, ErrorCode};
 use crate::http::error::{Lang, envelope_at, status_of};
 use crate::http::rate_limit::exempt;
+use crate::http::views::shapes::SCHEMA_PAIRS;
 
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
@@ -30,10 +31,27 @@ pub fn finish(doc: &mut Value) {
                     for (status, response) in responses.iter_mut() {
                         if status.starts_with('4') || status.starts_with('5') {
                             error_response(lang, response);
+                        } else if lang == Lang::Pt {
+                            portuguese_body(response);
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// Points a success response of a Portuguese route at the Portuguese twin of its body.
+fn portuguese_body(response: &mut Value) {
+    let Some(content) = response.get_mut("content").and_then(Value::as_object_mut) else { return };
+    for media in content.values_mut() {
+        let Some(reference) = media.pointer_mut("/schema/$ref") else { continue };
+        let twin = SCHEMA_PAIRS
+            .iter()
+            .find(|(en, _)| reference.as_str() == Some(&format!("#/components/schemas/{en}")))
+            .map(|(_, pt)| format!("#/components/schemas/{pt}"));
+        if let Some(twin) = twin {
+            *reference = Value::String(twin);
         }
     }
 }
