@@ -5,6 +5,7 @@ mod admin;
 mod admin_compression;
 mod admin_database;
 mod admin_pools;
+mod admin_views;
 mod agents;
 mod audit;
 mod auth;

@@ -282,6 +282,24 @@ fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
             Err(format!("{at}: null where the schema says {schema}"))
         };
     }
+    let kind = match value {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::Null => "null",
+    };
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let fits = types.is_empty() || types.contains(&kind) || (kind == "integer" && types.contains(&"number"));
+    if !fits {
+        return Err(format!("{at}: {kind} where the schema says {types:?}"));
+    }
     let mut properties = serde_json::Map::new();
     let mut required = Vec::new();
     let mut parts = vec![schema];
@@ -347,4 +365,30 @@ async fn investigation_answers_in_both_languages_have_the_documented_shapes() {
             conforms(&doc, success_schema(&doc, "get", path), &answer, path).unwrap();
         }
     }
+}
+
+#[tokio::test]
+async fn every_get_route_answers_an_admin_with_the_documented_shape() {
+    let app = spawn_app().await;
+    let doc: Value = app.get("/openapi.json").await.json().await.unwrap();
+    let id = app.start(serde_json::json!({"query": "contratos da saúde", "data_source": "portal_transparencia"})).await;
+    app.wait_done(&id).await;
+    let admin = app.admin_token().await;
+    let mut checked = Vec::new();
+    for (method, path, op) in operations(&doc) {
+        let schema = &op["responses"]["200"]["content"]["application/json"]["schema"];
+        if method != "get" || schema.is_null() {
+            continue;
+        }
+        let concrete = path.replace("{id}", &id).replace("{ip}", "127.0.0.1").replace("{file}", "index.css");
+        let r = app.get_as(&concrete, &admin).await;
+        let json = r.headers().get("content-type").is_some_and(|c| c.to_str().unwrap().starts_with("application/json"));
+        if r.status() != 200 || !json {
+            continue;
+        }
+        let answer: Value = r.json().await.unwrap();
+        conforms(&doc, schema, &answer, &path).unwrap_or_else(|e| panic!("GET {path}: {e}\n{answer}"));
+        checked.push(path);
+    }
+    assert!(checked.len() >= 40, "only {} GET routes answered 200 with JSON: {checked:?}", checked.len());
 }
