@@ -4,6 +4,7 @@
 mod admin;
 mod admin_compression;
 mod admin_database;
+mod admin_database_views;
 mod admin_pools;
 mod admin_views;
 mod agents;
