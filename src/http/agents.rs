@@ -16,7 +16,10 @@ use super::openapi::ApiRouter;
 use crate::domain::InvestigationRequest;
 use crate::error::Error;
 use crate::service::agent_request::AgentRequest;
+use crate::service::agents::{AgentAnswer, AgentState, DetectAnswer};
 use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
@@ -34,7 +37,7 @@ pub fn router() -> ApiRouter {
 
 #[utoipa::path(post, path = "/api/v1/agents/{agent_name}/investigate", tag = "agents", params(("agent_name" = String, Path, description = "Agent id or alias, e.g. zumbi")), request_body = AgentRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "The agent's answer over the data the body names", body = Object),
+        (status = 200, description = "The agent's answer over the data the body names", body = AgentAnswer),
         (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
         (status = 404, description = "AGENT_NOT_FOUND"),
         (status = 422, description = "INSUFFICIENT_DATA"),
@@ -84,21 +87,34 @@ async fn multi_agent_query(State(st): State<AppState>, ApiJson(req): ApiJson<Age
 
 #[utoipa::path(get, path = "/api/v1/agents/status", tag = "agents",  
     responses(
-        (status = 200, description = "Every agent: implemented, loaded, statistics", body = Object),
+        (status = 200, description = "Every agent: implemented, loaded, statistics", body = AgentsStatus),
     ))]
 async fn status(State(st): State<AppState>) -> ApiResult {
     let agents = st.services.agents.status().await?;
     let loaded = agents.iter().filter(|a| a.loaded).count();
     let implemented = agents.iter().filter(|a| a.implemented).count();
-    Ok(Json(json!({"total": agents.len(), "implemented": implemented, "loaded": loaded, "agents": agents}))
-        .into_response())
+    Ok(Json(AgentsStatus { total: agents.len(), implemented, loaded, agents }).into_response())
+}
+
+/// Every agent's state.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AgentsStatus {
+    /// Agents.
+    pub total: usize,
+    /// Agents whose analysis exists.
+    pub implemented: usize,
+    /// Agents loaded now.
+    pub loaded: usize,
+    /// Each agent: id, name, role, implemented, loaded, in flight, memory, calls, failures, latency.
+    #[schema(value_type = Vec<Object>)]
+    pub agents: Vec<AgentState>,
 }
 
 /// `{records: [...], sensitivity?, anomaly_types?}`, or the records alone (an array, or an
 /// upstream page).
 #[utoipa::path(post, path = "/api/v1/anomalies/detect", tag = "agents", request_body(content = Object, description = "`{records: [...], sensitivity?, confidence_threshold?, anomaly_types?}`, or the records alone (an array, or an upstream page)"), 
     responses(
-        (status = 200, description = "Anomalies found in the records", body = Object),
+        (status = 200, description = "Anomalies found in the records", body = DetectAnswer),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 422, description = "INSUFFICIENT_DATA"),
     ))]
@@ -126,7 +142,7 @@ async fn detect(State(st): State<AppState>, ApiJson(body): ApiJson<Value>) -> Ap
 /// `?orgao=36000&ano=2024[&mes=12]`: oscar_niemeyer's aggregations of the organ's contracts.
 #[utoipa::path(get, path = "/api/v1/analyze/contracts", tag = "agents", params(("orgao" = String, Query, description = "SIAFI organ code"), ("ano" = i32, Query, description = "Year"), ("mes" = Option<u32>, Query, description = "Month 1-12")), security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "oscar_niemeyer's aggregations of the organ's contracts", body = Object),
+        (status = 200, description = "oscar_niemeyer's aggregations of the organ's contracts", body = AgentAnswer),
         (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
         (status = 422, description = "INSUFFICIENT_DATA"),
         (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),

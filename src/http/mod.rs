@@ -6,6 +6,7 @@ mod admin_compression;
 mod admin_database;
 mod admin_database_views;
 mod admin_pools;
+mod admin_pools_views;
 mod admin_views;
 mod agents;
 mod audit;
