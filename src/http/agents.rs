@@ -17,6 +17,7 @@ use crate::domain::InvestigationRequest;
 use crate::error::Error;
 use crate::service::agent_request::AgentRequest;
 use crate::service::agents::{AgentAnswer, AgentState, DetectAnswer};
+use crate::service::orchestration::Orchestrated;
 use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -56,7 +57,7 @@ async fn investigate(
 /// A plan built around the named agent, run over the data the body names.
 #[utoipa::path(post, path = "/api/v1/agents/{agent_name}/orchestrate", tag = "agents", params(("agent_name" = String, Path, description = "Agent id or alias, e.g. zumbi")), request_body = AgentRequest, 
     responses(
-        (status = 200, description = "A plan around the agent, run", body = Object),
+        (status = 200, description = "A plan around the agent, run", body = Orchestrated),
         (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
         (status = 404, description = "AGENT_NOT_FOUND"),
         (status = 422, description = "INSUFFICIENT_DATA"),
@@ -73,7 +74,7 @@ async fn orchestrate(
 /// `{query, orgao?, ano?, ...}`: abaporu plans, the agents run, drummond answers.
 #[utoipa::path(post, path = "/api/v1/multi-agent/query", tag = "agents", request_body = AgentRequest, 
     responses(
-        (status = 200, description = "abaporu's plan, the agents' findings and drummond's answer", body = Object),
+        (status = 200, description = "abaporu's plan, the agents' findings and drummond's answer", body = Orchestrated),
         (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
         (status = 422, description = "INSUFFICIENT_DATA"),
         (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),

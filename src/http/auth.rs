@@ -40,6 +40,7 @@ pub fn router() -> ApiRouter {
 }
 
 #[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"email": "analista@example.gov.br", "senha": "uma senha longa e forte", "codigo_totp": "123456"}))]
 struct LoginBody {
     email: String,
     #[serde(alias = "password")]
@@ -64,6 +65,7 @@ struct RefreshBody {
 }
 
 #[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"email": "nova@example.gov.br", "senha": "uma senha longa e forte", "funcao": "analista"}))]
 struct RegisterBody {
     email: String,
     #[serde(alias = "password")]

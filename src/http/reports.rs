@@ -22,7 +22,11 @@ pub fn router() -> ApiRouter {
 
 #[utoipa::path(get, path = "/api/v1/reports/generate", tag = "reports", params(("investigation_id" = uuid::Uuid, Query, description = "A finished investigation"), ("format" = Option<String>, Query, description = "markdown (default), html or json")), security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "The report as Markdown, HTML or JSON", content_type = "text/markdown", body = String),
+        (status = 200, description = "The report as Markdown (default), HTML or JSON (`{markdown, html, ...}`)", content(
+            (String = "text/markdown"),
+            (String = "text/html"),
+            (Object = "application/json"),
+        )),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "INVESTIGATION_NOT_FOUND"),

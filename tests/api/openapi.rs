@@ -392,3 +392,20 @@ async fn every_get_route_answers_an_admin_with_the_documented_shape() {
     }
     assert!(checked.len() >= 40, "only {} GET routes answered 200 with JSON: {checked:?}", checked.len());
 }
+
+#[tokio::test]
+async fn the_documented_examples_fit_their_schemas_and_the_start_example_starts_an_investigation() {
+    let app = spawn_app().await;
+    let doc: Value = app.get("/openapi.json").await.json().await.unwrap();
+    let mut examples = 0;
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        if let Some(example) = schema.get("example") {
+            conforms(&doc, schema, example, name).unwrap();
+            examples += 1;
+        }
+    }
+    assert!(examples >= 5, "{examples} schema examples");
+    let example = &doc["components"]["schemas"]["InvestigationRequest"]["example"];
+    let r = app.post_signed("/api/v1/investigations/start", example).await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+}

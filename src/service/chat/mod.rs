@@ -51,6 +51,7 @@ pub struct ChatFilters {
 /// automatic routing; an unknown `agent_name` is an error).
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(default)]
+#[schema(example = json!({"message": "Quais contratos do Ministério da Saúde em 2024 parecem caros?", "agent_name": "auto", "stream": true}))]
 pub struct ChatRequest {
     /// What the user wrote.
     #[serde(alias = "mensagem")]
