@@ -11,10 +11,9 @@ use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{SecondsFormat, Utc};
-use serde::Serialize;
 use serde_json::{Map, Value};
-use utoipa::ToSchema;
 
+use super::views::bilingual::{bilingual, localized};
 use crate::error::{Error, ErrorCode};
 
 /// Which naming variant a route speaks.
@@ -105,52 +104,31 @@ pub(crate) fn error_for_status(status: StatusCode, path: &str) -> Error {
     }
 }
 
-/// The English error envelope: `{error: {code, message, details, request_id, timestamp}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorEnvelope {
-    /// The error.
-    pub error: ErrorBody,
+bilingual! {
+    /// The body of the error envelope.
+    ErrorBody / ErroCorpo {
+        /// Stable code (`VALIDATION_ERROR`; `ERRO_VALIDACAO` on the Portuguese routes).
+        #[schema(example = "VALIDATION_ERROR")]
+        code / codigo: &'static str => &'static str,
+        /// Safe to show to a user.
+        message / mensagem: String => String,
+        /// Structured details (field, reason, id, ...).
+        #[schema(value_type = Object)]
+        details / detalhes: Map<String, Value> => Map<String, Value>,
+        /// The request's id (also in the `X-Request-ID` header).
+        request_id / id_requisicao: String => String,
+        /// When the error happened (RFC 3339 UTC, milliseconds).
+        timestamp / timestamp: String => String,
+    }
 }
 
-/// The body of the English envelope.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// Stable code, e.g. `VALIDATION_ERROR`.
-    #[schema(example = "VALIDATION_ERROR")]
-    pub code: &'static str,
-    /// Safe to show to a user.
-    pub message: String,
-    /// Structured details (field, reason, id, ...).
-    #[schema(value_type = Object)]
-    pub details: Map<String, Value>,
-    /// The request's id (also in the `X-Request-ID` header).
-    pub request_id: String,
-    /// When the error happened (RFC 3339 UTC, milliseconds).
-    pub timestamp: String,
-}
-
-/// The Portuguese error envelope: `{erro: {codigo, mensagem, detalhes, id_requisicao, timestamp}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErroEnvelope {
-    /// O erro.
-    pub erro: ErroCorpo,
-}
-
-/// The body of the Portuguese envelope.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErroCorpo {
-    /// Stable code in Portuguese, e.g. `ERRO_VALIDACAO`.
-    #[schema(example = "ERRO_VALIDACAO")]
-    pub codigo: &'static str,
-    /// Safe to show to a user.
-    pub mensagem: String,
-    /// Structured details.
-    #[schema(value_type = Object)]
-    pub detalhes: Map<String, Value>,
-    /// The request's id.
-    pub id_requisicao: String,
-    /// When the error happened (RFC 3339 UTC, milliseconds).
-    pub timestamp: String,
+bilingual! {
+    /// The error envelope: `{error: {code, message, details, request_id, timestamp}}`, or
+    /// `{erro: {codigo, mensagem, detalhes, id_requisicao, timestamp}}` on the Portuguese routes.
+    ErrorEnvelope / ErroEnvelope {
+        /// The error.
+        error / erro: ErrorBody => ErroCorpo,
+    }
 }
 
 /// The envelope body.
@@ -160,26 +138,13 @@ pub(crate) fn envelope(lang: Lang, e: &Error, request_id: &str) -> Value {
 
 /// The envelope body with a given timestamp (the document's examples use this too).
 pub(crate) fn envelope_at(lang: Lang, e: &Error, request_id: &str, timestamp: &str) -> Value {
-    let (request_id, timestamp) = (request_id.to_string(), timestamp.to_string());
-    let body = match lang {
-        Lang::En => serde_json::to_value(ErrorEnvelope {
-            error: ErrorBody {
-                code: e.code.as_str(),
-                message: e.message.clone(),
-                details: e.details.clone(),
-                request_id,
-                timestamp,
-            },
-        }),
-        Lang::Pt => serde_json::to_value(ErroEnvelope {
-            erro: ErroCorpo {
-                codigo: e.code.as_pt(),
-                mensagem: e.message.clone(),
-                detalhes: e.details.clone(),
-                id_requisicao: request_id,
-                timestamp,
-            },
-        }),
+    let code = if lang == Lang::Pt { e.code.as_pt() } else { e.code.as_str() };
+    let body = ErrorBody {
+        code,
+        message: e.message.clone(),
+        details: e.details.clone(),
+        request_id: request_id.to_string(),
+        timestamp: timestamp.to_string(),
     };
-    body.unwrap_or(Value::Null)
+    serde_json::to_value(localized(lang, ErrorEnvelope { error: body })).unwrap_or(Value::Null)
 }
