@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::user::UserId;
 
 /// How an audited event ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// It happened.

@@ -41,7 +41,7 @@ impl DataSource {
 }
 
 /// `{start, end}` (`{inicio, fim}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DateRange {
     /// First day included.
     #[serde(alias = "inicio")]
@@ -53,7 +53,7 @@ pub struct DateRange {
 
 /// The spec's filters (`filtros`). Unknown keys (e.g. `bid_count` of client examples) are kept
 /// in `extra` and reported back, not rejected.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct Filters {
     /// Signing dates to analyse.
     #[serde(default, alias = "intervalo_data")]
@@ -76,11 +76,12 @@ pub struct Filters {
     pub regions: Vec<String>,
     /// Keys this version does not interpret.
     #[serde(flatten)]
+    #[schema(ignore)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `{max_iterations, reflection_enabled, parallel_agents}` (`configuracao_agente`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct AgentConfiguration {
     /// Most refinement passes.
     #[serde(default, alias = "max_iteracoes")]
@@ -94,7 +95,15 @@ pub struct AgentConfiguration {
 }
 
 /// The start request, validated by [`InvestigationRequest::validate`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "query": "contratos emergenciais acima de R$ 1 milhão no Ministério da Saúde",
+    "data_source": "portal_transparencia",
+    "filters": {"date_range": {"start": "2025-01-01", "end": "2025-12-31"}, "organizations": ["36000"], "min_value": 1000000.0},
+    "anomaly_types": ["price_anomaly", "temporal_anomaly"],
+    "sensitivity": 0.7,
+    "include_explanations": true
+}))]
 pub struct InvestigationRequest {
     /// Natural-language query.
     #[serde(alias = "consulta")]

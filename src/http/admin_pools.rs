@@ -5,133 +5,156 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
-use serde_json::{Value, json};
 
 use super::AppState;
+use super::admin_pools_views::{
+    Absent, HealthView, PoolChange, PoolChanges, PoolConfig, PoolHealthView, PoolRecommendation, PoolRecommendations,
+    PoolStats, PoolsHealth, ResetView, Slot, StoreConfig, StoreStats, UpstreamConfigView, UpstreamStats,
+};
 use super::auth_extract::AdminUser;
 use super::error::ApiError;
+use super::openapi::ApiRouter;
 use crate::service::pools::PoolHealth;
+use axum::Json;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The connection-pool routes.
-pub fn router() -> Router<AppState> {
-    let base = "/api/v1/admin/connection-pools";
-    Router::new()
-        .route(&format!("{base}/stats"), get(stats))
-        .route(&format!("{base}/health"), get(health))
-        .route(&format!("{base}/config"), get(config))
-        .route(&format!("{base}/optimize"), get(optimize))
-        .route(&format!("{base}/recommendations"), get(recommendations))
-        .route(&format!("{base}/reset-stats"), post(reset))
-}
-
-fn absent(why: &str) -> Value {
-    json!({"present": false, "reason": why})
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(stats))
+        .routes(routes!(health))
+        .routes(routes!(config))
+        .routes(routes!(optimize))
+        .routes(routes!(recommendations))
+        .routes(routes!(reset))
 }
 
 const NO_REDIS: &str = "this build has no redis";
 const DEMO: &str = "demo mode: no upstream client";
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/stats", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Upstream client counters and the store", body = PoolStats),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn stats(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let p = &st.services.pools;
     let upstream = match p.upstream_stats() {
-        Some(s) => json!({
-            "present": true,
-            "active": s.active,
+        Some(s) => Slot::Present(UpstreamStats {
+            present: true,
+            active: s.active,
             // reqwest does not expose its idle connections or a pool size (unbounded per host).
-            "idle": null,
-            "max_size": null,
-            "total": s.requests,
-            "failures": s.failures,
-            "wait_count": s.waits,
-            "avg_wait_time_ms": s.avg_wait_ms,
-            "avg_request_time_ms": s.avg_request_ms,
+            idle: None,
+            max_size: None,
+            total: s.requests,
+            failures: s.failures,
+            wait_count: s.waits,
+            avg_wait_time_ms: s.avg_wait_ms,
+            avg_request_time_ms: s.avg_request_ms,
         }),
-        None => absent(DEMO),
+        None => Slot::Absent(Absent::because(DEMO)),
     };
-    Ok(Json(json!({
-        "database": {"present": true, "pooled": false, "engine": "sled (embedded, in process)", "flushes": p.store_flushes()},
-        "upstream_http": upstream,
-        "redis": absent(NO_REDIS),
-    }))
-    .into_response())
+    let database =
+        StoreStats { present: true, pooled: false, engine: "sled (embedded, in process)", flushes: p.store_flushes() };
+    Ok(Json(PoolStats { database, upstream_http: upstream, redis: Absent::because(NO_REDIS) }).into_response())
 }
 
-fn health_view(h: &PoolHealth) -> Value {
-    json!({"status": h.status, "response_time_ms": h.response_time_ms, "error": h.error})
+fn health_view(h: &PoolHealth) -> PoolHealthView {
+    PoolHealthView { status: h.status, response_time_ms: h.response_time_ms, error: h.error.clone() }
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/health", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Store and upstream health, measured", body = HealthView),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn health(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let (store, upstream) = st.services.pools.health().await;
     let healthy = store.status == "healthy" && upstream.status != "unhealthy";
-    Ok(Json(json!({
-        "healthy": healthy,
-        "pools": {
-            "database": health_view(&store),
-            "upstream_http": health_view(&upstream),
-            "redis": {"status": "absent", "response_time_ms": null},
-        },
-    }))
-    .into_response())
+    let pools = PoolsHealth {
+        database: health_view(&store),
+        upstream_http: health_view(&upstream),
+        redis: PoolHealthView { status: "absent", response_time_ms: None, error: None },
+    };
+    Ok(Json(HealthView { healthy, pools }).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/config", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Pool settings", body = PoolConfig),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn config(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let p = &st.services.pools;
     let u = p.upstream_config();
     let upstream = match p.upstream_stats() {
-        Some(_) => json!({
-            "present": true,
-            "min_size": 0,
-            "max_size": null,
-            "timeout": u.timeout_secs,
-            "requests_per_minute": u.requests_per_minute,
-            "retries": u.retries,
+        Some(_) => Slot::Present(UpstreamConfigView {
+            present: true,
+            min_size: 0,
+            max_size: None,
+            timeout: u.timeout_secs,
+            requests_per_minute: u.requests_per_minute,
+            retries: u.retries,
         }),
-        None => absent(DEMO),
+        None => Slot::Absent(Absent::because(DEMO)),
     };
-    Ok(Json(json!({
-        "database": {"present": true, "pooled": false},
-        "upstream_http": upstream,
-        "redis": absent(NO_REDIS),
-    }))
-    .into_response())
+    let database = StoreConfig { present: true, pooled: false };
+    Ok(Json(PoolConfig { database, upstream_http: upstream, redis: Absent::because(NO_REDIS) }).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/optimize", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Advice from the counters", body = PoolChanges),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn optimize(State(st): State<AppState>, _: AdminUser) -> ApiResult {
-    let recs: Vec<Value> = st
+    let recommendations = st
         .services
         .pools
         .advice()?
         .iter()
-        .map(|a| json!({"pool": a.pool, "action": a.action, "current": a.current, "suggested": a.suggested, "reason": a.reason}))
-        .collect();
-    Ok(Json(json!({"recommendations": recs})).into_response())
-}
-
-async fn recommendations(State(st): State<AppState>, _: AdminUser) -> ApiResult {
-    let recs: Vec<Value> = st
-        .services
-        .pools
-        .advice()?
-        .iter()
-        .map(|a| {
-            json!({
-                "priority": if a.metric == "failures" { "high" } else { "medium" },
-                "pool": a.pool,
-                "metric": a.metric,
-                "suggestion": a.action,
-                "expected_improvement": a.reason,
-            })
+        .map(|a| PoolChange {
+            pool: a.pool,
+            action: a.action.clone(),
+            current: a.current.clone(),
+            suggested: a.suggested.clone(),
+            reason: a.reason.clone(),
         })
         .collect();
-    Ok(Json(json!({"recommendations": recs})).into_response())
+    Ok(Json(PoolChanges { recommendations }).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/admin/connection-pools/recommendations", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Recommendations from the counters", body = PoolRecommendations),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
+async fn recommendations(State(st): State<AppState>, _: AdminUser) -> ApiResult {
+    let recommendations = st
+        .services
+        .pools
+        .advice()?
+        .iter()
+        .map(|a| PoolRecommendation {
+            priority: if a.metric == "failures" { "high" } else { "medium" },
+            pool: a.pool,
+            metric: a.metric,
+            suggestion: a.action.clone(),
+            expected_improvement: a.reason.clone(),
+        })
+        .collect();
+    Ok(Json(PoolRecommendations { recommendations }).into_response())
+}
+
+#[utoipa::path(post, path = "/api/v1/admin/connection-pools/reset-stats", tag = "admin",  security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Counters reset", body = ResetView),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    ))]
 async fn reset(State(st): State<AppState>, _: AdminUser) -> ApiResult {
     let done = st.services.pools.reset()?;
     let message = if done { "upstream client counters reset" } else { "no pool has counters to reset (demo mode)" };
-    Ok(Json(json!({"success": done, "message": message})).into_response())
+    Ok(Json(ResetView { success: done, message }).into_response())
 }

@@ -6,31 +6,44 @@ use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth_extract::MaybeAuthUser;
 use super::error::ApiError;
 use super::extract::ApiJson;
+use super::openapi::ApiRouter;
 use crate::domain::InvestigationRequest;
 use crate::error::Error;
 use crate::service::agent_request::AgentRequest;
+use crate::service::agents::{AgentAnswer, AgentState, DetectAnswer};
+use crate::service::orchestration::Orchestrated;
+use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The routes.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/agents/status", get(status))
-        .route("/api/v1/agents/{agent_name}/investigate", post(investigate))
-        .route("/api/v1/agents/{agent_name}/orchestrate", post(orchestrate))
-        .route("/api/v1/multi-agent/query", post(multi_agent_query))
-        .route("/api/v1/anomalies/detect", post(detect))
-        .route("/api/v1/analyze/contracts", get(analyze_contracts))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(investigate))
+        .routes(routes!(orchestrate))
+        .routes(routes!(multi_agent_query))
+        .routes(routes!(detect))
+        .routes(routes!(analyze_contracts))
 }
 
+#[utoipa::path(post, path = "/api/v1/agents/{agent_name}/investigate", tag = "agents", params(("agent_name" = String, Path, description = "Agent id or alias, e.g. zumbi")), request_body = AgentRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The agent's answer over the data the body names", body = AgentAnswer),
+        (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
+        (status = 404, description = "AGENT_NOT_FOUND"),
+        (status = 422, description = "INSUFFICIENT_DATA"),
+        (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),
+    ))]
 async fn investigate(
     State(st): State<AppState>,
     Path(agent_name): Path<String>,
@@ -42,6 +55,14 @@ async fn investigate(
 }
 
 /// A plan built around the named agent, run over the data the body names.
+#[utoipa::path(post, path = "/api/v1/agents/{agent_name}/orchestrate", tag = "agents", params(("agent_name" = String, Path, description = "Agent id or alias, e.g. zumbi")), request_body = AgentRequest, 
+    responses(
+        (status = 200, description = "A plan around the agent, run", body = Orchestrated),
+        (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
+        (status = 404, description = "AGENT_NOT_FOUND"),
+        (status = 422, description = "INSUFFICIENT_DATA"),
+        (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),
+    ))]
 async fn orchestrate(
     State(st): State<AppState>,
     Path(agent_name): Path<String>,
@@ -51,6 +72,13 @@ async fn orchestrate(
 }
 
 /// `{query, orgao?, ano?, ...}`: abaporu plans, the agents run, drummond answers.
+#[utoipa::path(post, path = "/api/v1/multi-agent/query", tag = "agents", request_body = AgentRequest, 
+    responses(
+        (status = 200, description = "abaporu's plan, the agents' findings and drummond's answer", body = Orchestrated),
+        (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
+        (status = 422, description = "INSUFFICIENT_DATA"),
+        (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),
+    ))]
 async fn multi_agent_query(State(st): State<AppState>, ApiJson(req): ApiJson<AgentRequest>) -> ApiResult {
     if req.query.as_deref().is_none_or(|q| q.trim().is_empty()) {
         return Err(Error::validation("query", "the question to answer").into());
@@ -58,16 +86,39 @@ async fn multi_agent_query(State(st): State<AppState>, ApiJson(req): ApiJson<Age
     Ok(Json(st.services.agents.orchestrate("abaporu", &req).await?).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/agents/status", tag = "agents",  
+    responses(
+        (status = 200, description = "Every agent: implemented, loaded, statistics", body = AgentsStatus),
+    ))]
 async fn status(State(st): State<AppState>) -> ApiResult {
     let agents = st.services.agents.status().await?;
     let loaded = agents.iter().filter(|a| a.loaded).count();
     let implemented = agents.iter().filter(|a| a.implemented).count();
-    Ok(Json(json!({"total": agents.len(), "implemented": implemented, "loaded": loaded, "agents": agents}))
-        .into_response())
+    Ok(Json(AgentsStatus { total: agents.len(), implemented, loaded, agents }).into_response())
+}
+
+/// Every agent's state.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AgentsStatus {
+    /// Agents.
+    pub total: usize,
+    /// Agents whose analysis exists.
+    pub implemented: usize,
+    /// Agents loaded now.
+    pub loaded: usize,
+    /// Each agent: id, name, role, implemented, loaded, in flight, memory, calls, failures, latency.
+    #[schema(value_type = Vec<Object>)]
+    pub agents: Vec<AgentState>,
 }
 
 /// `{records: [...], sensitivity?, anomaly_types?}`, or the records alone (an array, or an
 /// upstream page).
+#[utoipa::path(post, path = "/api/v1/anomalies/detect", tag = "agents", request_body(content = Object, description = "`{records: [...], sensitivity?, confidence_threshold?, anomaly_types?}`, or the records alone (an array, or an upstream page)"), 
+    responses(
+        (status = 200, description = "Anomalies found in the records", body = DetectAnswer),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 422, description = "INSUFFICIENT_DATA"),
+    ))]
 async fn detect(State(st): State<AppState>, ApiJson(body): ApiJson<Value>) -> ApiResult {
     let (records, settings) = match body {
         Value::Object(mut map) if map.contains_key("records") || map.contains_key("registros") => {
@@ -90,6 +141,13 @@ async fn detect(State(st): State<AppState>, ApiJson(body): ApiJson<Value>) -> Ap
 }
 
 /// `?orgao=36000&ano=2024[&mes=12]`: oscar_niemeyer's aggregations of the organ's contracts.
+#[utoipa::path(get, path = "/api/v1/analyze/contracts", tag = "agents", params(("orgao" = String, Query, description = "SIAFI organ code"), ("ano" = i32, Query, description = "Year"), ("mes" = Option<u32>, Query, description = "Month 1-12")), security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "oscar_niemeyer's aggregations of the organ's contracts", body = AgentAnswer),
+        (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
+        (status = 422, description = "INSUFFICIENT_DATA"),
+        (status = 503, description = "AGENT_UNAVAILABLE, SERVICE_UNAVAILABLE"),
+    ))]
 async fn analyze_contracts(
     State(st): State<AppState>,
     MaybeAuthUser(who): MaybeAuthUser,

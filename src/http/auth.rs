@@ -3,41 +3,44 @@
 //! field names (English aliases accepted), and the public key set at
 //! `/.well-known/jwks.json`. Request bodies hold secrets, so none of them derives `Debug`.
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use utoipa::ToSchema;
+use utoipa_axum::routes;
 
 use super::AppState;
 use super::auth_extract::{AdminUser, AuthUser, Client};
+use super::auth_views::{
+    AccountView, Mensagem, MfaSetupView, PasswordChanged, SessionsView, TokensView, account_view, session_view,
+    tokens_view,
+};
 use super::error::ApiError;
 use super::extract::ApiJson;
-use super::views::ts;
-use crate::domain::whitelist::canonical_ip;
-use crate::domain::{Session, User};
-use crate::service::auth::{Issued, LoginRequest, NewUser, PasswordChange};
+use super::openapi::ApiRouter;
+use crate::service::auth::{LoginRequest, NewUser, PasswordChange};
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The authentication routes and the JWKS.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/auth/login", post(login))
-        .route("/api/v1/auth/refresh", post(refresh))
-        .route("/api/v1/auth/register", post(register))
-        .route("/api/v1/auth/change-password", post(change_password))
-        .route("/api/v1/auth/mfa/setup", post(mfa_setup))
-        .route("/api/v1/auth/mfa/verify", post(mfa_verify))
-        .route("/api/v1/auth/sessions", get(sessions))
-        .route("/api/v1/auth/logout", post(logout))
-        .route("/api/v1/auth/me", get(me))
-        .route("/.well-known/jwks.json", get(jwks))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(refresh))
+        .routes(routes!(register))
+        .routes(routes!(change_password))
+        .routes(routes!(mfa_setup))
+        .routes(routes!(mfa_verify))
+        .routes(routes!(sessions))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(jwks))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"email": "analista@example.gov.br", "senha": "uma senha longa e forte", "codigo_totp": "123456"}))]
 struct LoginBody {
     email: String,
     #[serde(alias = "password")]
@@ -46,7 +49,7 @@ struct LoginBody {
     codigo_totp: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct MfaVerifyBody {
     email: String,
     #[serde(alias = "password")]
@@ -55,13 +58,14 @@ struct MfaVerifyBody {
     codigo_totp: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct RefreshBody {
     #[serde(alias = "refresh_token")]
     token_renovacao: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"email": "nova@example.gov.br", "senha": "uma senha longa e forte", "funcao": "analista"}))]
 struct RegisterBody {
     email: String,
     #[serde(alias = "password")]
@@ -72,7 +76,7 @@ struct RegisterBody {
     premium: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ChangePasswordBody {
     #[serde(alias = "current_password")]
     senha_atual: String,
@@ -80,73 +84,51 @@ struct ChangePasswordBody {
     nova_senha: String,
 }
 
-fn user_view(u: &User) -> Value {
-    json!({
-        "id": u.id.to_string(),
-        "email": u.email.as_str(),
-        "funcao": u.role.as_str(),
-        "permissoes": u.role.permissions().iter().map(|p| p.as_str()).collect::<Vec<_>>(),
-    })
-}
-
-fn tokens_view(t: &Issued) -> Value {
-    json!({
-        "token_acesso": t.access_token,
-        "token_renovacao": t.refresh_token,
-        "tipo_token": "Bearer",
-        "expira_em": t.expires_in,
-        "usuario": user_view(&t.user),
-    })
-}
-
-fn account_view(u: &User) -> Value {
-    let mut v = user_view(u);
-    v["is_admin"] = json!(u.is_admin);
-    v["premium"] = json!(u.premium);
-    v["mfa_ativado"] = json!(u.mfa.enabled);
-    v["criado_em"] = json!(ts(&u.created_at));
-    v
-}
-
-/// No geolocation database ships with Vigia: the location names the kind of network for
-/// loopback and private addresses and is null for public ones.
-fn location(address: Option<&str>) -> Value {
-    match address.and_then(|a| a.parse::<std::net::IpAddr>().ok()).map(canonical_ip) {
-        Some(ip) if ip.is_loopback() => json!("local"),
-        Some(std::net::IpAddr::V4(v4)) if v4.is_private() || v4.is_link_local() => json!("rede privada"),
-        _ => Value::Null,
-    }
-}
-
-fn session_view(s: &Session, current: Option<uuid::Uuid>) -> Value {
-    json!({
-        "id": s.id.to_string(),
-        "dispositivo": s.device,
-        "endereco_ip": s.address,
-        "localizacao": location(s.address.as_deref()),
-        "ultima_atividade": ts(&s.last_activity),
-        "criada_em": ts(&s.created_at),
-        "atual": Some(s.id) == current,
-    })
-}
-
+/// Signs in with e-mail and password (and a TOTP or backup code when MFA is on).
+#[utoipa::path(post, path = "/api/v1/auth/login", tag = "auth", request_body = LoginBody, responses(
+    (status = 200, description = "Signed in", body = TokensView),
+    (status = 400, description = "VALIDATION_ERROR"),
+    (status = 401, description = "CREDENCIAIS_INVALIDAS"),
+    (status = 423, description = "CONTA_BLOQUEADA"),
+    (status = 428, description = "MFA_OBRIGATORIO"),
+))]
 async fn login(State(st): State<AppState>, Client(c): Client, ApiJson(b): ApiJson<LoginBody>) -> ApiResult {
     let req = LoginRequest { email: b.email, password: b.senha, code: b.codigo_totp };
     let issued = st.services.auth.login(req, &c).await?;
     Ok(Json(tokens_view(&issued)).into_response())
 }
 
+/// Signs in with the second factor.
+#[utoipa::path(post, path = "/api/v1/auth/mfa/verify", tag = "auth", request_body = MfaVerifyBody, responses(
+    (status = 200, description = "Signed in", body = TokensView),
+    (status = 400, description = "VALIDATION_ERROR"),
+    (status = 401, description = "CREDENCIAIS_INVALIDAS"),
+    (status = 423, description = "CONTA_BLOQUEADA"),
+))]
 async fn mfa_verify(State(st): State<AppState>, Client(c): Client, ApiJson(b): ApiJson<MfaVerifyBody>) -> ApiResult {
     let req = LoginRequest { email: b.email, password: b.senha, code: Some(b.codigo_totp) };
     let issued = st.services.auth.login(req, &c).await?;
     Ok(Json(tokens_view(&issued)).into_response())
 }
 
+/// Trades a refresh token for new tokens (the old one is spent).
+#[utoipa::path(post, path = "/api/v1/auth/refresh", tag = "auth", request_body = RefreshBody, responses(
+    (status = 200, description = "New tokens", body = TokensView),
+    (status = 400, description = "VALIDATION_ERROR"),
+    (status = 401, description = "TOKEN_INVALIDO, TOKEN_EXPIRADO"),
+))]
 async fn refresh(State(st): State<AppState>, Client(c): Client, ApiJson(b): ApiJson<RefreshBody>) -> ApiResult {
     let issued = st.services.auth.refresh(&b.token_renovacao, &c)?;
     Ok(Json(tokens_view(&issued)).into_response())
 }
 
+/// Creates an account (administrators only).
+#[utoipa::path(post, path = "/api/v1/auth/register", tag = "auth", request_body = RegisterBody, security(("bearer_jwt" = []), ("api_key" = [])), responses(
+    (status = 201, description = "Created", body = AccountView),
+    (status = 400, description = "VALIDATION_ERROR"),
+    (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+    (status = 409, description = "CONFLICT"),
+))]
 async fn register(
     State(st): State<AppState>,
     AdminUser(admin): AdminUser,
@@ -157,6 +139,13 @@ async fn register(
     Ok((StatusCode::CREATED, Json(account_view(&user))).into_response())
 }
 
+/// Changes the caller's password and ends their other sessions.
+#[utoipa::path(post, path = "/api/v1/auth/change-password", tag = "auth", request_body = ChangePasswordBody, security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Changed", body = PasswordChanged),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 401, description = "CREDENCIAIS_INVALIDAS"),
+    ))]
 async fn change_password(
     State(st): State<AppState>,
     AuthUser(who): AuthUser,
@@ -165,31 +154,52 @@ async fn change_password(
 ) -> ApiResult {
     let change = PasswordChange { current: b.senha_atual, new: b.nova_senha };
     let ended = st.services.auth.change_password(&who, change, &c).await?;
-    Ok(Json(json!({"mensagem": "senha alterada", "sessoes_encerradas": ended})).into_response())
+    Ok(Json(PasswordChanged { mensagem: "senha alterada", sessoes_encerradas: ended }).into_response())
 }
 
+/// Enrols the caller in TOTP MFA: secret, QR code and backup codes.
+#[utoipa::path(post, path = "/api/v1/auth/mfa/setup", tag = "auth", security(("bearer_jwt" = []), ("api_key" = [])), responses(
+    (status = 200, description = "Enrolled", body = MfaSetupView),
+    (status = 409, description = "CONFLICT"),
+))]
 async fn mfa_setup(State(st): State<AppState>, AuthUser(who): AuthUser, Client(c): Client) -> ApiResult {
     let e = st.services.auth.mfa_setup(&who, &c)?;
-    Ok(Json(json!({"segredo": e.secret_base32, "codigo_qr": e.qr_data_uri, "codigos_backup": e.backup_codes}))
-        .into_response())
+    let view = MfaSetupView { segredo: e.secret_base32, codigo_qr: e.qr_data_uri, codigos_backup: e.backup_codes };
+    Ok(Json(view).into_response())
 }
 
+/// The caller's open sessions.
+#[utoipa::path(get, path = "/api/v1/auth/sessions", tag = "auth", security(("bearer_jwt" = []), ("api_key" = [])), responses(
+    (status = 200, description = "Sessions", body = SessionsView),
+))]
 async fn sessions(State(st): State<AppState>, AuthUser(who): AuthUser) -> ApiResult {
     let list = st.services.auth.sessions(&who)?;
-    let sessoes: Vec<Value> = list.iter().map(|s| session_view(s, who.session_id)).collect();
-    Ok(Json(json!({ "sessoes": sessoes })).into_response())
+    let sessoes = list.iter().map(|s| session_view(s, who.session_id)).collect();
+    Ok(Json(SessionsView { sessoes }).into_response())
 }
 
+/// Ends the caller's session (its tokens stop working).
+#[utoipa::path(post, path = "/api/v1/auth/logout", tag = "auth", security(("bearer_jwt" = []), ("api_key" = [])), responses(
+    (status = 200, description = "Signed out", body = Mensagem),
+))]
 async fn logout(State(st): State<AppState>, AuthUser(who): AuthUser, Client(c): Client) -> ApiResult {
     st.services.auth.logout(&who, &c)?;
-    Ok(Json(json!({"mensagem": "sessão encerrada"})).into_response())
+    Ok(Json(Mensagem { mensagem: "sessão encerrada" }).into_response())
 }
 
+/// The caller's account.
+#[utoipa::path(get, path = "/api/v1/auth/me", tag = "auth", security(("bearer_jwt" = []), ("api_key" = [])), responses(
+    (status = 200, description = "The account", body = AccountView),
+))]
 async fn me(State(st): State<AppState>, AuthUser(who): AuthUser) -> ApiResult {
     let user = st.services.auth.me(&who)?;
     Ok(Json(account_view(&user)).into_response())
 }
 
+/// The public keys that verify access tokens (RFC 7517).
+#[utoipa::path(get, path = "/.well-known/jwks.json", tag = "auth", responses(
+    (status = 200, description = "JSON Web Key Set `{keys: [...]}`", body = Object),
+))]
 async fn jwks(State(st): State<AppState>) -> Response {
     Json(st.services.auth.jwks()).into_response()
 }

@@ -9,8 +9,6 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -19,23 +17,26 @@ use super::auth_extract::MaybeAuthUser;
 use super::auth_layer::Caller;
 use super::error::ApiError;
 use super::extract::ApiJson;
+use super::openapi::ApiRouter;
 use super::rate_limit::StreamRefusal;
 use super::sse;
 use crate::domain::cursor::Direction;
 use crate::error::{Error, ErrorCode};
 use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
+use axum::{Extension, Json};
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
 /// The routes (the WebSocket's included).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/chat/stream", post(stream))
-        .route("/api/v1/chat/message", post(message))
-        .route("/api/v1/chat/ws", get(super::chat_ws::upgrade))
-        .route("/api/v1/chat/history", get(sessions))
-        .route("/api/v1/chat/history/{session_id}", get(history))
-        .route("/api/v1/chat/history/{session_id}/paginated", get(history))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(stream))
+        .routes(routes!(message))
+        .routes(routes!(super::chat_ws::upgrade))
+        .routes(routes!(sessions))
+        .routes(routes!(history))
+        .alias("/api/v1/chat/history/{session_id}/paginated", routes!(history))
 }
 
 /// The caller as a turn sees it, from what the auth and rate-limit layers left in the request.
@@ -49,6 +50,12 @@ fn sse_event(e: &ChatEvent) -> Event {
     Event::default().id(e.seq.to_string()).event(e.kind.name()).data(data)
 }
 
+#[utoipa::path(post, path = "/api/v1/chat/stream", tag = "chat", request_body = ChatRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Server-sent events of the turn (errors, including rate limits, arrive as `error` events)", content_type = "text/event-stream", body = String),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 404, description = "AGENT_NOT_FOUND"),
+    ))]
 async fn stream(
     State(st): State<AppState>,
     caller: Option<Extension<Caller>>,
@@ -66,6 +73,12 @@ async fn stream(
     Ok(sse::event_stream(events, st.keep_alive_secs))
 }
 
+#[utoipa::path(post, path = "/api/v1/chat/message", tag = "chat", request_body = ChatRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The turn's answer as one document", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 404, description = "AGENT_NOT_FOUND"),
+    ))]
 async fn message(
     State(st): State<AppState>,
     caller: Option<Extension<Caller>>,
@@ -118,6 +131,10 @@ async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> 
     Err(ApiError(Error::new(ErrorCode::ServiceUnavailable, "the answer was interrupted (the server is stopping)")))
 }
 
+#[utoipa::path(get, path = "/api/v1/chat/history", tag = "chat",  security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The caller's chat sessions", body = Object),
+    ))]
 async fn sessions(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> ApiResult {
     let sessions = st.services.chat.sessions(who.as_ref())?;
     let items: Vec<Value> = sessions
@@ -132,6 +149,13 @@ async fn sessions(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser)
     Ok(Json(json!({"sessions": items, "total": items.len()})).into_response())
 }
 
+#[utoipa::path(get, path = "/api/v1/chat/history/{session_id}", tag = "chat", params(("session_id" = String, Path, description = "Chat session id"), ("cursor" = Option<String>, Query, description = "From a previous page"), ("direction" = Option<String>, Query, description = "next or prev"), ("limit" = Option<usize>, Query, description = "Messages per page")), security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of the session's messages", body = Object),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "RESOURCE_NOT_FOUND"),
+    ))]
 async fn history(
     State(st): State<AppState>,
     MaybeAuthUser(who): MaybeAuthUser,

@@ -32,6 +32,13 @@ const MAX_FRAME: usize = 64 * 1024;
 const SOCKET_BUFFER: usize = 4 * 1024;
 
 /// Upgrades the connection after resolving the caller (header, else `?token=`).
+#[utoipa::path(get, path = "/api/v1/chat/ws", tag = "chat",
+    params(("token" = Option<String>, Query, description = "Access token, for clients that cannot send headers")),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 101, description = "Switching to the chat WebSocket (JSON frames: message in, events out)"),
+        (status = 400, description = "VALIDATION_ERROR"),
+    ))]
 pub(super) async fn upgrade(
     State(st): State<AppState>,
     caller: Option<Extension<Caller>>,

@@ -11,8 +11,9 @@ use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{SecondsFormat, Utc};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
+use super::views::bilingual::{bilingual, localized};
 use crate::error::{Error, ErrorCode};
 
 /// Which naming variant a route speaks.
@@ -103,17 +104,47 @@ pub(crate) fn error_for_status(status: StatusCode, path: &str) -> Error {
     }
 }
 
+bilingual! {
+    /// The body of the error envelope.
+    ErrorBody / ErroCorpo {
+        /// Stable code (`VALIDATION_ERROR`; `ERRO_VALIDACAO` on the Portuguese routes).
+        #[schema(example = "VALIDATION_ERROR")]
+        code / codigo: &'static str => &'static str,
+        /// Safe to show to a user.
+        message / mensagem: String => String,
+        /// Structured details (field, reason, id, ...).
+        #[schema(value_type = Object)]
+        details / detalhes: Map<String, Value> => Map<String, Value>,
+        /// The request's id (also in the `X-Request-ID` header).
+        request_id / id_requisicao: String => String,
+        /// When the error happened (RFC 3339 UTC, milliseconds).
+        timestamp / timestamp: String => String,
+    }
+}
+
+bilingual! {
+    /// The error envelope: `{error: {code, message, details, request_id, timestamp}}`, or
+    /// `{erro: {codigo, mensagem, detalhes, id_requisicao, timestamp}}` on the Portuguese routes.
+    ErrorEnvelope / ErroEnvelope {
+        /// The error.
+        error / erro: ErrorBody => ErroCorpo,
+    }
+}
+
 /// The envelope body.
 pub(crate) fn envelope(lang: Lang, e: &Error, request_id: &str) -> Value {
-    let timestamp = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-    match lang {
-        Lang::En => json!({"error": {
-            "code": e.code.as_str(), "message": e.message, "details": e.details,
-            "request_id": request_id, "timestamp": timestamp,
-        }}),
-        Lang::Pt => json!({"erro": {
-            "codigo": e.code.as_pt(), "mensagem": e.message, "detalhes": e.details,
-            "id_requisicao": request_id, "timestamp": timestamp,
-        }}),
-    }
+    envelope_at(lang, e, request_id, &Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
+/// The envelope body with a given timestamp (the document's examples use this too).
+pub(crate) fn envelope_at(lang: Lang, e: &Error, request_id: &str, timestamp: &str) -> Value {
+    let code = if lang == Lang::Pt { e.code.as_pt() } else { e.code.as_str() };
+    let body = ErrorBody {
+        code,
+        message: e.message.clone(),
+        details: e.details.clone(),
+        request_id: request_id.to_string(),
+        timestamp: timestamp.to_string(),
+    };
+    serde_json::to_value(localized(lang, ErrorEnvelope { error: body })).unwrap_or(Value::Null)
 }

@@ -8,11 +8,10 @@
 
 use std::collections::HashMap;
 
+use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
-use axum::{Json, Router};
 use chrono::NaiveDate;
 use serde_json::json;
 
@@ -20,39 +19,54 @@ use super::AppState;
 use super::auth_extract::{AuthUser, MaybeAuthUser};
 use super::error::{ApiError, Lang};
 use super::extract::{ApiJson, InvId, LastEventId};
+use super::openapi::ApiRouter;
+use super::views::shapes::{InvestigationCancelled, InvestigationResults, InvestigationStarted, InvestigationStatus};
+use super::views::{InvestigationCursorPage, InvestigationPage};
 use super::{sse, views};
 use crate::domain::cursor::{Cursor, Direction};
 use crate::domain::{InvestigationRequest, Status};
 use crate::error::Error;
 use crate::service::investigations::ListQuery;
+use utoipa_axum::routes;
 
 type ApiResult = Result<Response, ApiError>;
 
-/// Routes of both variants.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/investigations/start", post(start))
-        .route("/api/v1/investigations", post(start).get(list))
-        .route("/api/v1/investigations/paginated", get(paginated))
-        .route("/api/v1/investigations/stream/{id}", get(stream))
-        .route("/api/v1/investigations/{id}/status", get(status))
-        .route("/api/v1/investigations/{id}/results", get(results))
-        .route("/api/v1/investigations/{id}/progress", get(progress))
-        .route("/api/v1/investigations/{id}", delete(cancel).get(status))
-        .route("/api/v1/investigacoes/iniciar", post(start))
-        .route("/api/v1/investigacoes", get(list))
-        .route("/api/v1/investigacoes/paginado", get(paginated))
-        .route("/api/v1/investigacoes/stream/{id}", get(stream))
-        .route("/api/v1/investigacoes/{id}/status", get(status))
-        .route("/api/v1/investigacoes/{id}/resultados", get(results))
-        .route("/api/v1/investigacoes/{id}/progresso", get(progress))
-        .route("/api/v1/investigacoes/{id}", delete(cancel).get(status))
+/// Routes of both variants (the Portuguese ones are aliases of the English handlers; their
+/// errors use the Portuguese envelope).
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(start))
+        .alias("/api/v1/investigations", routes!(start, list))
+        .routes(routes!(paginated))
+        .routes(routes!(stream))
+        .routes(routes!(status))
+        .routes(routes!(results))
+        .routes(routes!(progress))
+        .alias("/api/v1/investigations/{id}", routes!(cancel, status))
+        .alias("/api/v1/investigacoes/iniciar", routes!(start))
+        .alias("/api/v1/investigacoes", routes!(list))
+        .alias("/api/v1/investigacoes/paginado", routes!(paginated))
+        .alias("/api/v1/investigacoes/stream/{id}", routes!(stream))
+        .alias("/api/v1/investigacoes/{id}/status", routes!(status))
+        .alias("/api/v1/investigacoes/{id}/resultados", routes!(results))
+        .alias("/api/v1/investigacoes/{id}/progresso", routes!(progress))
+        .alias("/api/v1/investigacoes/{id}", routes!(cancel, status))
 }
 
 fn lang(uri: &Uri) -> Lang {
     Lang::for_path(uri.path())
 }
 
+/// Starts an investigation (201 with its id and stream URL; it runs in the background).
+#[utoipa::path(post, path = "/api/v1/investigations/start", tag = "investigations",
+    request_body = InvestigationRequest,
+    security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "Started", body = InvestigationStarted),
+        (status = 400, description = "VALIDATION_ERROR, INVALID_DATA_SOURCE"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 503, description = "SERVICE_UNAVAILABLE"),
+    ))]
 async fn start(
     State(st): State<AppState>,
     uri: Uri,
@@ -65,6 +79,15 @@ async fn start(
     Ok((StatusCode::CREATED, Json(views::started(lang(&uri), &started))).into_response())
 }
 
+/// An investigation's status, progress and statistics.
+#[utoipa::path(get, path = "/api/v1/investigations/{id}/status", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Status", body = InvestigationStatus),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+    ))]
 async fn status(
     State(st): State<AppState>,
     uri: Uri,
@@ -75,6 +98,16 @@ async fn status(
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 
+/// A finished investigation's anomalies, summary and report.
+#[utoipa::path(get, path = "/api/v1/investigations/{id}/results", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Results", body = InvestigationResults),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+        (status = 409, description = "INVESTIGATION_IN_PROGRESS"),
+    ))]
 async fn results(
     State(st): State<AppState>,
     uri: Uri,
@@ -85,6 +118,15 @@ async fn results(
     Ok(Json(views::results(lang(&uri), &inv)).into_response())
 }
 
+/// An investigation's progress (the status document).
+#[utoipa::path(get, path = "/api/v1/investigations/{id}/progress", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Status", body = InvestigationStatus),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+    ))]
 async fn progress(
     State(st): State<AppState>,
     uri: Uri,
@@ -95,11 +137,34 @@ async fn progress(
     Ok(Json(views::status_view(lang(&uri), &inv)).into_response())
 }
 
+/// Cancels a running investigation (owner or admin).
+#[utoipa::path(delete, path = "/api/v1/investigations/{id}", tag = "investigations", params(("id" = uuid::Uuid, Path, description = "Investigation id")),
+    security(("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Cancelled", body = InvestigationCancelled),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+        (status = 409, description = "CONFLICT"),
+    ))]
 async fn cancel(State(st): State<AppState>, uri: Uri, AuthUser(who): AuthUser, InvId(id): InvId) -> ApiResult {
     let c = st.services.investigations.cancel(id, &who).await?;
     Ok(Json(views::cancelled(lang(&uri), &c)).into_response())
 }
 
+/// Server-sent events of an investigation until it ends (`Last-Event-ID` resumes).
+#[utoipa::path(get, path = "/api/v1/investigations/stream/{id}", tag = "investigations",
+    params(
+        ("id" = uuid::Uuid, Path, description = "Investigation id"),
+        ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this event"),
+    ),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Event stream: progress, anomaly, completed, error", content_type = "text/event-stream", body = String),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+    ))]
 async fn stream(
     State(st): State<AppState>,
     uri: Uri,
@@ -111,6 +176,23 @@ async fn stream(
     Ok(sse::investigation_stream(lang(&uri), events, st.keep_alive_secs))
 }
 
+/// Public investigations plus the caller's own (all for an admin), a page at a time.
+#[utoipa::path(get, path = "/api/v1/investigations", tag = "investigations",
+    params(
+        ("status" = Option<String>, Query, description = "pending, running, completed, failed or cancelled"),
+        ("data_source" = Option<String>, Query, description = "Data source (`fonte_dados` also accepted)"),
+        ("date_from" = Option<chrono::NaiveDate>, Query, description = "Created on or after (`data_de`)"),
+        ("date_to" = Option<chrono::NaiveDate>, Query, description = "Created on or before (`data_ate`)"),
+        ("min_anomalies" = Option<usize>, Query, description = "At least this many anomalies (`min_anomalias`)"),
+        ("sort" = Option<String>, Query, description = "created_at, completed_at, anomalies_found, risk_score or status; `-` prefix for descending (`ordenacao`)"),
+        ("limit" = Option<usize>, Query, description = "1-100 (`limite`)"),
+        ("page" = Option<usize>, Query, description = "From 1 (`pagina`)"),
+    ),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of investigations", body = InvestigationPage),
+        (status = 400, description = "VALIDATION_ERROR"),
+    ))]
 async fn list(
     State(st): State<AppState>,
     uri: Uri,
@@ -124,6 +206,23 @@ async fn list(
 
 /// The cursor form of the list: `cursor` (empty or absent for the start), `direction`
 /// (`next` or `prev`, default `prev`), `limit` (1-100, default 50) and the list's filters.
+#[utoipa::path(get, path = "/api/v1/investigations/paginated", tag = "investigations",
+    params(
+        ("status" = Option<String>, Query, description = "pending, running, completed, failed or cancelled"),
+        ("data_source" = Option<String>, Query, description = "Data source (`fonte_dados` also accepted)"),
+        ("date_from" = Option<chrono::NaiveDate>, Query, description = "Created on or after (`data_de`)"),
+        ("date_to" = Option<chrono::NaiveDate>, Query, description = "Created on or before (`data_ate`)"),
+        ("min_anomalies" = Option<usize>, Query, description = "At least this many anomalies (`min_anomalias`)"),
+        ("sort" = Option<String>, Query, description = "created_at, completed_at, anomalies_found, risk_score or status; `-` prefix for descending (`ordenacao`)"),
+        ("limit" = Option<usize>, Query, description = "1-100 (`limite`)"),
+        ("cursor" = Option<String>, Query, description = "A cursor from a previous page"),
+        ("direction" = Option<String>, Query, description = "next or prev (`direcao`)"),
+    ),
+    security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "A page of investigations with cursors", body = InvestigationCursorPage),
+        (status = 400, description = "VALIDATION_ERROR"),
+    ))]
 async fn paginated(
     State(st): State<AppState>,
     uri: Uri,

@@ -4,12 +4,16 @@
 mod admin;
 mod admin_compression;
 mod admin_database;
+mod admin_database_views;
 mod admin_pools;
+mod admin_pools_views;
+mod admin_views;
 mod agents;
 mod audit;
 mod auth;
 pub mod auth_extract;
 mod auth_layer;
+mod auth_views;
 mod chat;
 mod chat_ws;
 mod compression_meter;
@@ -20,6 +24,7 @@ pub mod graphql;
 mod health;
 mod investigations;
 pub mod middleware;
+pub mod openapi;
 mod rate_limit;
 mod reports;
 mod sse;
@@ -37,6 +42,7 @@ use tower::Layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
+use self::openapi::ApiRouter;
 use crate::runtime::ShutdownSignal;
 use crate::service::Services;
 
@@ -73,12 +79,10 @@ pub fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
-/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
-/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
-/// panics caught.
-pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
-    let mut router = Router::new()
+/// Every route of the service with its documentation. Routes are added here and only through
+/// [`openapi::ApiRouter`], so the OpenAPI document covers each one (tests/api/openapi.rs).
+pub fn api_routes() -> ApiRouter {
+    ApiRouter::new()
         .merge(health::router())
         .merge(investigations::router())
         .merge(auth::router())
@@ -93,8 +97,19 @@ pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
         .merge(audit::router())
         .merge(transparency::router())
         .merge(federal::router())
-        .merge(graphql::router(&state))
+        .merge(graphql::router())
+        .merge(openapi::router())
+}
+
+/// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
+/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
+/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
+/// panics caught.
+pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
+    let (routes, _) = api_routes().split();
+    let mut router = routes
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .layer(graphql::extension(&state))
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth_layer::authenticate))

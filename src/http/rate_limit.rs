@@ -23,7 +23,7 @@ static RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 static RETRY_AFTER: HeaderName = HeaderName::from_static("x-ratelimit-retry-after");
 
 /// Paths no limit applies to (CONTRACT.md).
-fn exempt(path: &str) -> bool {
+pub(crate) fn exempt(path: &str) -> bool {
     path == "/health"
         || path.starts_with("/health/")
         || path == "/metrics"

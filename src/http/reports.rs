@@ -6,19 +6,32 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 
 use super::AppState;
 use super::auth_extract::MaybeAuthUser;
 use super::error::ApiError;
+use super::openapi::ApiRouter;
 use crate::error::Error;
+use axum::Json;
+use utoipa_axum::routes;
 
 /// The route.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/reports/generate", get(generate))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(generate))
 }
 
+#[utoipa::path(get, path = "/api/v1/reports/generate", tag = "reports", params(("investigation_id" = uuid::Uuid, Query, description = "A finished investigation"), ("format" = Option<String>, Query, description = "markdown (default), html or json")), security((), ("bearer_jwt" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The report as Markdown (default), HTML or JSON (`{markdown, html, ...}`)", content(
+            (String = "text/markdown"),
+            (String = "text/html"),
+            (Object = "application/json"),
+        )),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "PERMISSOES_INSUFICIENTES"),
+        (status = 404, description = "INVESTIGATION_NOT_FOUND"),
+        (status = 409, description = "INVESTIGATION_IN_PROGRESS"),
+    ))]
 async fn generate(
     State(st): State<AppState>,
     MaybeAuthUser(who): MaybeAuthUser,

@@ -11,8 +11,9 @@ use crate::domain::{Filters, InvestigationRequest};
 use crate::error::{Error, Result};
 
 /// What a direct call asks for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default)]
+#[schema(example = json!({"orgao": "36000", "ano": 2024, "mes": 12, "query": "contratos acima do preço de mercado"}))]
 pub struct AgentRequest {
     /// SIAFI organ code (5 digits) or unit code (6 digits).
     #[serde(alias = "organization", alias = "organ")]

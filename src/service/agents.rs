@@ -31,7 +31,7 @@ const CACHE_ENTRIES: usize = 512;
 const LISTED: usize = 50;
 
 /// The answer of a direct call.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AgentAnswer {
     /// `completed`.
     pub status: &'static str,
@@ -42,6 +42,7 @@ pub struct AgentAnswer {
     /// Where the data came from (`portal_transparencia_api`, `demo_data`).
     pub source: String,
     /// When the data was fetched.
+    #[schema(value_type = String, format = DateTime)]
     pub data_freshness: DateTime<Utc>,
     /// Contracts analysed.
     pub contracts_analyzed: usize,
@@ -55,14 +56,17 @@ pub struct AgentAnswer {
     pub cache_hit: bool,
     /// Wall time of the analysis, milliseconds (of the original call on a cache hit).
     pub execution_time_ms: u64,
-    /// The most severe findings (at most 50).
+    /// The most severe findings (at most 50): AnomalyResult objects.
+    #[schema(value_type = Vec<Object>)]
     pub anomalies: Vec<Anomaly>,
-    /// The agent's insights.
+    /// The agent's insights (`{agent, insight, confidence, supporting_evidence}`).
+    #[schema(value_type = Vec<Object>)]
     pub insights: Vec<Insight>,
     /// What to do next.
     pub recommendations: Vec<String>,
     /// Reports, aggregations, plans.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(value_type = Vec<Object>)]
     pub artifacts: Vec<Artifact>,
     /// True when the data is synthetic.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -325,15 +329,17 @@ impl AgentService {
 }
 
 /// The answer of `/api/v1/anomalies/detect`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct DetectAnswer {
     /// Records read from the body.
     pub records_analyzed: usize,
     /// Anomalies found.
     pub anomalies_found: usize,
     /// Counts by type and severity, risk score.
+    #[schema(value_type = Object)]
     pub summary: vigia_agents::model::report::Summary,
-    /// The findings, most severe first.
+    /// The findings, most severe first: AnomalyResult objects.
+    #[schema(value_type = Vec<Object>)]
     pub anomalies: Vec<Anomaly>,
     /// Wall time of the analysis, milliseconds.
     pub execution_time_ms: u64,

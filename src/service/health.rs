@@ -13,7 +13,7 @@ use crate::storage::Store;
 use crate::upstream::Provider;
 
 /// The detailed health report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Detailed {
     /// `healthy` when every component is, else `degraded`.
     pub status: &'static str,
@@ -22,6 +22,7 @@ pub struct Detailed {
     /// Seconds since start.
     pub uptime_seconds: f64,
     /// Per component: `{status, ...}`.
+    #[schema(value_type = Object)]
     pub components: Value,
 }
 

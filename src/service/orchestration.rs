@@ -92,7 +92,7 @@ pub fn execute(
 }
 
 /// The answer of `/agents/{name}/orchestrate` and `/multi-agent/query`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Orchestrated {
     /// `completed` (every step completed) or `partial`.
     pub status: &'static str,
@@ -101,10 +101,13 @@ pub struct Orchestrated {
     /// The question.
     pub query: String,
     /// How senna read it.
+    #[schema(value_type = Object)]
     pub route: vigia_agents::conversation::Route,
     /// abaporu's plan.
+    #[schema(value_type = Object)]
     pub plan: Plan,
     /// Each step's part, in the order they finished.
+    #[schema(value_type = Vec<Object>)]
     pub steps: Vec<StepResult>,
     /// Distinct anomalies over every step.
     pub anomalies_found: usize,

@@ -1,6 +1,8 @@
-//! The sanctions lists (CEIS and CNEP) in the `sanctions` tree: one JSON value of every
-//! sanction under `list` and the fetch time under `refreshed_at`, replaced together in one
-//! batch so a reader never sees a list from one refresh with the time of another.
+//! The sanctions lists (CEIS and CNEP) in the `sanctions` tree: every sanction and the fetch
+//! time in one JSON value under `list`, replaced by one insert so a reader never sees a list
+//! from one refresh with the time of another. (Not a sled batch: `apply_batch` takes sled
+//! 0.34's process-wide lock for writing, which deadlocks against a running flush; see
+//! `investigations.rs`.)
 
 use chrono::{DateTime, Utc};
 use vigia_agents::model::sanction::Sanction;
@@ -10,7 +12,13 @@ use crate::domain::ports::{PortError, SanctionsStore, StoredSanctions};
 
 const TREE: &str = "sanctions";
 const LIST: &[u8] = b"list";
-const AT: &[u8] = b"refreshed_at";
+
+/// What is stored under [`LIST`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    list: Vec<Sanction>,
+    at: DateTime<Utc>,
+}
 
 fn storage(e: impl std::fmt::Display) -> PortError {
     PortError::Storage(e.to_string())
@@ -19,23 +27,19 @@ fn storage(e: impl std::fmt::Display) -> PortError {
 impl SanctionsStore for Store {
     fn load_sanctions(&self) -> Result<StoredSanctions, PortError> {
         let tree = self.db.open_tree(TREE).map_err(storage)?;
-        let list = match tree.get(LIST).map_err(storage)? {
-            Some(bytes) => serde_json::from_slice(&bytes).map_err(storage)?,
-            None => Vec::new(),
-        };
-        let at = match tree.get(AT).map_err(storage)? {
-            Some(bytes) => Some(serde_json::from_slice(&bytes).map_err(storage)?),
-            None => None,
-        };
-        Ok((list, at))
+        Ok(match tree.get(LIST).map_err(storage)? {
+            Some(bytes) => {
+                let stored: Stored = serde_json::from_slice(&bytes).map_err(storage)?;
+                (stored.list, Some(stored.at))
+            }
+            None => (Vec::new(), None),
+        })
     }
 
     fn replace_sanctions(&self, sanctions: &[Sanction], at: DateTime<Utc>) -> Result<(), PortError> {
         let tree = self.db.open_tree(TREE).map_err(storage)?;
-        let mut batch = sled::Batch::default();
-        batch.insert(LIST, serde_json::to_vec(sanctions).map_err(storage)?);
-        batch.insert(AT, serde_json::to_vec(&at).map_err(storage)?);
-        tree.apply_batch(batch).map_err(storage)?;
+        let stored = Stored { list: sanctions.to_vec(), at };
+        tree.insert(LIST, serde_json::to_vec(&stored).map_err(storage)?).map_err(storage)?;
         self.stats.wrote();
         Ok(())
     }

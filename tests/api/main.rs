@@ -23,6 +23,7 @@ mod health;
 mod helpers;
 mod investigations;
 mod mfa;
+mod openapi;
 mod permissions;
 mod ratelimit;
 mod sessions;

@@ -24,8 +24,7 @@ mod types;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Extension;
 
 use super::AppState;
 use crate::config::GraphqlConfig;
@@ -62,13 +61,13 @@ impl Gql {
     }
 }
 
-/// The GraphQL routes over the state's services, with its GraphQL limits and switches.
-pub fn router(state: &AppState) -> Router<AppState> {
-    Router::new()
-        .route("/graphql", get(transport::graphql).post(transport::graphql))
-        .route("/graphql/health", get(pages::health))
-        .route("/graphql/examples", get(pages::examples))
-        .route("/graphql/playground", get(pages::playground))
-        .route("/graphql/playground/{asset}", get(pages::asset))
-        .layer(Extension(Arc::new(Gql::new(state, &state.graphql))))
+/// The GraphQL routes; they read their schemas from the [`extension`] the app adds.
+pub fn router() -> super::openapi::ApiRouter {
+    super::openapi::ApiRouter::new().routes(utoipa_axum::routes!(transport::graphql)).merge(pages::routes())
+}
+
+/// The schemas over the state's services, with its GraphQL limits and switches, for the
+/// GraphQL handlers.
+pub fn extension(state: &AppState) -> Extension<Arc<Gql>> {
+    Extension(Arc::new(Gql::new(state, &state.graphql)))
 }

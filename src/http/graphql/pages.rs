@@ -50,7 +50,18 @@ const INIT: &str = r#"window.addEventListener('load', function () {
 const PLAYGROUND_CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
      font-src 'self' data:; connect-src 'self' ws: wss:";
 
+/// The page routes.
+pub fn routes() -> crate::http::openapi::ApiRouter {
+    use utoipa_axum::routes;
+    crate::http::openapi::ApiRouter::new()
+        .routes(routes!(playground))
+        .routes(routes!(asset))
+        .routes(routes!(health))
+        .routes(routes!(examples))
+}
+
 /// `/graphql/playground` (404 when switched off).
+#[utoipa::path(get, path = "/graphql/playground", tag = "graphql", responses((status = 200, description = "The GraphQL IDE, served with its files from the binary", content_type = "text/html"), (status = 404, description = "Switched off (GRAPHQL_PLAYGROUND_ENABLED)")))]
 pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
     if !gql.config.playground_enabled {
         return StatusCode::NOT_FOUND.into_response();
@@ -61,6 +72,7 @@ pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
 }
 
 /// The playground's files.
+#[utoipa::path(get, path = "/graphql/playground/{asset}", tag = "graphql", params(("asset" = String, Path, description = "middleware.js, index.css, favicon.png or init.js")), responses((status = 200, description = "The file"), (status = 404, description = "No such file, or the playground is off")))]
 pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>) -> Response {
     let (bytes, kind): (&'static [u8], &str) = match name.as_str() {
         "middleware.js" => (include_bytes!("assets/middleware.js"), "text/javascript; charset=utf-8"),
@@ -76,6 +88,7 @@ pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>
 }
 
 /// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
+#[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", content((Object = "application/json"))), (status = 503, description = "The schema did not answer")))]
 pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
     let answer = gql.schema.execute("{ __typename }").await;
     let healthy = answer.is_ok();
@@ -95,6 +108,7 @@ pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
 
 /// `/graphql/examples`: example operations, the ids they need filled in with the caller's
 /// newest investigations.
+#[utoipa::path(get, path = "/graphql/examples", tag = "graphql", responses((status = 200, description = "`{endpoint, examples}`: operations ready to send", content((Object = "application/json")))), security((), ("bearer_jwt" = []), ("api_key" = [])))]
 pub async fn examples(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> Result<Response, ApiError> {
     let examples = super::examples::list(&st.services.investigations, who.as_ref())?;
     Ok(Json(json!({"endpoint": "/graphql", "examples": examples})).into_response())

@@ -28,6 +28,12 @@ use crate::http::auth_layer::{Caller, RefusedInBody, resolve};
 static CACHE_HEADER: HeaderName = HeaderName::from_static("x-graphql-cache");
 
 /// `/graphql`, GET and POST.
+#[utoipa::path(method(get, post), path = "/graphql", tag = "graphql",
+    params(("query" = Option<String>, Query, description = "GET: the operation"), ("variables" = Option<String>, Query, description = "GET: its variables as JSON")),
+    request_body(content = Object, description = "`{query, variables, operationName, extensions}`; a WebSocket upgrade (graphql-transport-ws or graphql-ws) on GET runs subscriptions", content_type = "application/json"),
+    responses((status = 200, description = "`{data, errors}`; every error carries `extensions.code` with the REST code", content((Object = "application/json"))),
+        (status = 101, description = "WebSocket upgrade for subscriptions"), (status = 429, description = "RATE_LIMIT_EXCEEDED")),
+    security((), ("bearer_jwt" = []), ("api_key" = [])))]
 pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<Gql>>, req: Request) -> Response {
     let caller = req.extensions().get::<Caller>().map_or(Ok(None), |c| c.0.clone());
     if req.headers().get(UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket")) {

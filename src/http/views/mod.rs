@@ -9,19 +9,20 @@ use super::error::Lang;
 use crate::domain::{Investigation, InvestigationHead, Phase, Status};
 use crate::service::investigations::{Cancelled, Started};
 
+pub mod bilingual;
 mod events;
-mod lists;
+pub mod lists;
+pub mod shapes;
 
 pub use events::event;
-pub use lists::{cursor_list, list};
+pub use lists::{InvestigationCursorPage, InvestigationPage, cursor_list, list};
+
+use self::bilingual::{Localized, localized};
+use self::shapes::*;
 
 /// An instant as RFC 3339 UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
 pub(crate) fn ts(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-fn opt_ts(t: &Option<DateTime<Utc>>) -> Value {
-    t.as_ref().map_or(Value::Null, |t| Value::String(ts(t)))
 }
 
 fn status(lang: Lang, s: Status) -> &'static str {
@@ -50,94 +51,70 @@ pub fn stream_path(lang: Lang, inv: &Investigation) -> String {
 }
 
 /// Start response.
-pub fn started(lang: Lang, s: &Started) -> Value {
+pub fn started(lang: Lang, s: &Started) -> Localized<InvestigationStarted, InvestigacaoIniciada> {
     let inv = &s.investigation;
-    obj(
+    localized(
         lang,
-        vec![
-            ("investigation_id", "id_investigacao", json!(inv.id)),
-            ("status", "status", json!(status(lang, inv.status))),
-            ("estimated_completion", "conclusao_estimada", json!(s.estimated_completion.as_ref().map(ts))),
-            ("stream_url", "url_stream", json!(stream_path(lang, inv))),
-        ],
+        InvestigationStarted {
+            investigation_id: inv.id,
+            status: status(lang, inv.status),
+            estimated_completion: s.estimated_completion.as_ref().map(ts),
+            stream_url: stream_path(lang, inv),
+        },
     )
 }
 
 /// InvestigationStatus, from the head (results are never read for it).
-pub fn status_view(lang: Lang, inv: &InvestigationHead) -> Value {
+pub fn status_view(lang: Lang, inv: &InvestigationHead) -> Localized<InvestigationStatus, StatusInvestigacao> {
     let p = &inv.progress;
     let processing_ms = match (inv.started_at, inv.completed_at) {
         (Some(s), Some(c)) => (c - s).num_milliseconds().max(0),
         (Some(s), None) => (Utc::now() - s).num_milliseconds().max(0),
         _ => 0,
     };
-    let error = inv.error.as_ref().map_or(Value::Null, |e| {
-        obj(
-            lang,
-            vec![
-                ("code", "codigo", json!(e.code)),
-                ("message", "mensagem", json!(e.message)),
-                ("recoverable", "recuperavel", json!(e.recoverable)),
-            ],
-        )
+    let error = inv.error.as_ref().map(|e| RunError {
+        code: e.code.clone(),
+        message: e.message.clone(),
+        recoverable: e.recoverable,
     });
-    obj(
+    localized(
         lang,
-        vec![
-            ("investigation_id", "id_investigacao", json!(inv.id)),
-            ("status", "status", json!(status(lang, inv.status))),
-            (
-                "progress",
-                "progresso",
-                obj(
-                    lang,
-                    vec![
-                        ("percentage", "porcentagem", json!(p.percentage)),
-                        ("current_phase", "fase_atual", json!(p.current_phase.map(|ph| phase(lang, ph)))),
-                        (
-                            "phases_completed",
-                            "fases_concluidas",
-                            json!(p.phases_completed.iter().map(|ph| phase(lang, *ph)).collect::<Vec<_>>()),
-                        ),
-                    ],
-                ),
-            ),
-            (
-                "statistics",
-                "estatisticas",
-                obj(
-                    lang,
-                    vec![
-                        ("records_processed", "registros_processados", json!(p.records_processed)),
-                        ("anomalies_found", "anomalias_encontradas", json!(inv.anomalies_found)),
-                        ("agents_invoked", "agentes_invocados", json!(p.agents_invoked)),
-                        ("processing_time_ms", "tempo_processamento_ms", json!(processing_ms)),
-                    ],
-                ),
-            ),
-            ("created_at", "criado_em", json!(ts(&inv.created_at))),
-            ("started_at", "iniciado_em", opt_ts(&inv.started_at)),
-            ("completed_at", "concluido_em", opt_ts(&inv.completed_at)),
-            ("error", "erro", error),
-            ("metadata", "metadados", inv.provenance.as_ref().map_or(Value::Null, |p| data_origin(lang, p))),
-        ],
+        InvestigationStatus {
+            investigation_id: inv.id,
+            status: status(lang, inv.status),
+            progress: ProgressView {
+                percentage: p.percentage,
+                current_phase: p.current_phase.map(|ph| phase(lang, ph)),
+                phases_completed: p.phases_completed.iter().map(|ph| phase(lang, *ph)).collect(),
+            },
+            statistics: StatisticsView {
+                records_processed: p.records_processed,
+                anomalies_found: inv.anomalies_found,
+                agents_invoked: p.agents_invoked,
+                processing_time_ms: processing_ms.unsigned_abs(),
+            },
+            created_at: ts(&inv.created_at),
+            started_at: inv.started_at.as_ref().map(ts),
+            completed_at: inv.completed_at.as_ref().map(ts),
+            error,
+            metadata: inv.provenance.as_ref().map(data_origin),
+        },
     )
 }
 
 /// Where an investigation's data came from: source, demo flag, `data_status` (`completed` or
 /// `completed_fallback`: the state stays `completed` either way), the warning, and how much of
 /// what the upstream holds was analysed.
-fn data_origin(lang: Lang, p: &crate::domain::investigation::Provenance) -> Value {
-    let fields = vec![
-        ("source", "origem", json!(p.source)),
-        ("demo_mode", "modo_demo", json!(p.demo_mode)),
-        ("data_status", "situacao_dados", json!(p.data_status())),
-        ("warning", "aviso", json!(p.warning())),
-        ("records_available", "registros_disponiveis", json!(p.records_available)),
-        ("truncated", "truncado", json!(p.truncated)),
-        ("data_notes", "notas_dados", json!(p.notes)),
-    ];
-    obj(lang, fields)
+fn data_origin(p: &crate::domain::investigation::Provenance) -> DataOrigin {
+    DataOrigin {
+        source: p.source.clone(),
+        demo_mode: p.demo_mode,
+        data_status: p.data_status(),
+        warning: p.warning(),
+        records_available: p.records_available,
+        truncated: p.truncated,
+        data_notes: p.notes.clone(),
+    }
 }
 
 /// One AnomalyResult.
@@ -168,105 +145,64 @@ pub fn anomaly(lang: Lang, a: &Anomaly) -> Value {
     })
 }
 
-/// InvestigationResponse (callers make sure results exist).
-pub fn results(lang: Lang, inv: &Investigation) -> Value {
-    let Some(r) = &inv.results else { return Value::Null };
+/// InvestigationResponse; `None` when the run has no results (callers make sure they exist).
+pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<InvestigationResults, ResultadosInvestigacao>> {
+    let r = inv.results.as_ref()?;
     let s = &r.summary;
-    let by_type: Map<String, Value> = s
+    let by_type = s
         .by_type
         .iter()
-        .map(|(t, n)| ((if lang == Lang::Pt { t.as_pt() } else { t.as_str() }).to_string(), json!(n)))
+        .map(|(t, n)| ((if lang == Lang::Pt { t.as_pt() } else { t.as_str() }).to_string(), *n))
         .collect();
     let b = &s.by_severity;
-    let by_severity = match lang {
-        Lang::En => json!({"critical": b.critical, "high": b.high, "medium": b.medium, "low": b.low}),
-        Lang::Pt => json!({"critica": b.critical, "alta": b.high, "media": b.medium, "baixa": b.low}),
-    };
-    let insights: Vec<Value> = r
+    let insights = r
         .insights
         .iter()
-        .map(|i| {
-            obj(
-                lang,
-                vec![
-                    ("agent", "agente", json!(i.agent)),
-                    ("insight", "insight", json!(i.insight)),
-                    ("confidence", "confianca", json!(i.confidence)),
-                    ("supporting_evidence", "evidencia_suporte", json!(i.supporting_evidence)),
-                ],
-            )
+        .map(|i| InsightView {
+            agent: i.agent.clone(),
+            insight: i.insight.clone(),
+            confidence: i.confidence,
+            supporting_evidence: i.supporting_evidence.clone(),
         })
         .collect();
     let demo = r.provenance.demo_mode;
-    let mut out = obj(
-        lang,
-        vec![
-            ("investigation_id", "id_investigacao", json!(inv.id)),
-            ("status", "status", json!(status(lang, inv.status))),
-            (
-                "metadata",
-                "metadados",
-                obj(
-                    lang,
-                    vec![
-                        ("query", "consulta", json!(inv.request.query)),
-                        ("data_source", "fonte_dados", json!(inv.request.data_source)),
-                        ("filters", "filtros", json!(inv.request.filters)),
-                        ("execution_time_ms", "tempo_execucao_ms", json!(r.execution_time_ms)),
-                        ("total_records_analyzed", "total_registros_analisados", json!(r.records_analyzed)),
-                        ("source", "origem", json!(r.provenance.source)),
-                        ("demo_mode", "modo_demo", json!(demo)),
-                        ("agents_used", "agentes_utilizados", json!(r.agents_used)),
-                        (
-                            "agents_failed",
-                            "agentes_falharam",
-                            json!(
-                                r.agents_failed
-                                    .iter()
-                                    .map(|(a, e)| json!({"agent": a, "reason": e}))
-                                    .collect::<Vec<_>>()
-                            ),
-                        ),
-                        ("fallback_reason", "motivo_fallback", json!(r.provenance.fallback_reason)),
-                        ("data_status", "situacao_dados", json!(r.provenance.data_status())),
-                        ("warning", "aviso", json!(r.provenance.warning())),
-                        ("records_available", "registros_disponiveis", json!(r.provenance.records_available)),
-                        ("truncated", "truncado", json!(r.provenance.truncated)),
-                        ("data_notes", "notas_dados", json!(r.provenance.notes)),
-                    ],
-                ),
-            ),
-            ("anomalies", "anomalias", Value::Array(r.anomalies.iter().map(|a| anomaly(lang, a)).collect())),
-            (
-                "summary",
-                "resumo",
-                obj(
-                    lang,
-                    vec![
-                        ("total_anomalies", "total_anomalias", json!(s.total_anomalies)),
-                        ("by_type", "por_tipo", Value::Object(by_type)),
-                        ("by_severity", "por_severidade", by_severity),
-                        ("risk_score", "pontuacao_risco", json!(s.risk_score)),
-                    ],
-                ),
-            ),
-            ("insights", "insights", Value::Array(insights)),
-            ("recommendations", "recomendacoes", json!(r.recommendations)),
-        ],
-    );
-    if let Some(warning) = r.provenance.warning()
-        && let Some(m) = out.as_object_mut()
-    {
-        let key = if lang == Lang::Pt { "aviso" } else { "warning" };
-        m.insert(key.into(), json!(warning));
-    }
-    if inv.request.include_explanations.unwrap_or(false)
-        && let Some(m) = out.as_object_mut()
-    {
-        let key = if lang == Lang::Pt { "explicacoes" } else { "explanations" };
-        m.insert(key.into(), explanations(lang, inv));
-    }
-    out
+    let view = InvestigationResults {
+        investigation_id: inv.id,
+        status: status(lang, inv.status),
+        metadata: ResultsMetadata {
+            query: inv.request.query.clone(),
+            data_source: inv.request.data_source.clone(),
+            filters: inv.request.filters.clone(),
+            execution_time_ms: r.execution_time_ms,
+            total_records_analyzed: r.records_analyzed,
+            source: r.provenance.source.clone(),
+            demo_mode: demo,
+            agents_used: r.agents_used.clone(),
+            agents_failed: r
+                .agents_failed
+                .iter()
+                .map(|(a, e)| FailedAgent { agent: a.clone(), reason: e.clone() })
+                .collect(),
+            fallback_reason: r.provenance.fallback_reason.clone(),
+            data_status: r.provenance.data_status(),
+            warning: r.provenance.warning(),
+            records_available: r.provenance.records_available,
+            truncated: r.provenance.truncated,
+            data_notes: r.provenance.notes.clone(),
+        },
+        anomalies: r.anomalies.iter().map(|a| anomaly(lang, a)).collect(),
+        summary: ResultsSummary {
+            total_anomalies: s.total_anomalies,
+            by_type,
+            by_severity: SeverityCounts { critical: b.critical, high: b.high, medium: b.medium, low: b.low },
+            risk_score: s.risk_score,
+        },
+        insights,
+        recommendations: r.recommendations.clone(),
+        warning: r.provenance.warning(),
+        explanations: inv.request.include_explanations.unwrap_or(false).then(|| explanations(lang, inv)),
+    };
+    Some(localized(lang, view))
 }
 
 /// The run-level explanation: method, confidence interval of the mean confidence per type,
@@ -307,20 +243,19 @@ fn explanations(lang: Lang, inv: &Investigation) -> Value {
     )
 }
 
-/// Paged list.
 /// Cancel response.
-pub fn cancelled(lang: Lang, c: &Cancelled) -> Value {
+pub fn cancelled(lang: Lang, c: &Cancelled) -> Localized<InvestigationCancelled, InvestigacaoCancelada> {
     let message = match lang {
         Lang::En => "investigation cancelled",
         Lang::Pt => "investigação cancelada",
     };
-    obj(
+    localized(
         lang,
-        vec![
-            ("message", "mensagem", json!(message)),
-            ("investigation_id", "id_investigacao", json!(c.id)),
-            ("status", "status", json!(status(lang, c.status))),
-            ("partial_results_available", "resultados_parciais_disponiveis", json!(c.partial_results_available)),
-        ],
+        InvestigationCancelled {
+            message,
+            investigation_id: c.id,
+            status: status(lang, c.status),
+            partial_results_available: c.partial_results_available,
+        },
     )
 }

@@ -35,7 +35,7 @@ use crate::storage::Store;
 const EVENT_BUFFER: usize = 64;
 
 /// `filters` of a chat request.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(default)]
 pub struct ChatFilters {
     /// Year of the contracts.
@@ -49,8 +49,9 @@ pub struct ChatFilters {
 /// One turn as clients send it: `{message, agent_name, stream, filters, session_id}`, or the
 /// older `{message, session_id, agent_id, context}` (an absent or unknown `agent_id` means
 /// automatic routing; an unknown `agent_name` is an error).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(default)]
+#[schema(example = json!({"message": "Quais contratos do Ministério da Saúde em 2024 parecem caros?", "agent_name": "auto", "stream": true}))]
 pub struct ChatRequest {
     /// What the user wrote.
     #[serde(alias = "mensagem")]
