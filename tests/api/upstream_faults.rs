@@ -67,6 +67,10 @@ async fn falls_back(fault: Fault, class: &str) {
         .unwrap();
     assert_eq!(direct["status"], "completed_fallback", "{fault:?}: {direct}");
     assert!(direct["warning"].as_str().unwrap().contains("[DEMO]"));
+    let events =
+        crate::chat::turn(&app, json!({"message": "Investigue contratos do Ministério da Saúde em 2024"})).await;
+    let complete = events.iter().find(|(name, _)| name == "complete").map(|(_, data)| data);
+    assert_eq!(complete.map(|c| c["status"].clone()), Some(json!("completed_fallback")), "{fault:?}: {events:?}");
     let h = app.get("/health/detailed").await.text().await.unwrap();
     assert!(!h.contains(KEY));
     let h: Value = serde_json::from_str(&h).unwrap();

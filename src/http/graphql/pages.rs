@@ -13,6 +13,7 @@ use axum::{Extension, Json};
 use serde_json::json;
 
 use super::Gql;
+use crate::error::{Error, ErrorCode};
 use crate::http::AppState;
 use crate::http::auth_extract::MaybeAuthUser;
 use crate::http::error::ApiError;
@@ -50,6 +51,15 @@ const INIT: &str = r#"window.addEventListener('load', function () {
 const PLAYGROUND_CSP: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
      font-src 'self' data:; connect-src 'self' ws: wss:";
 
+/// The answer when the playground is switched off.
+fn off() -> Response {
+    ApiError::from(Error::new(
+        ErrorCode::ResourceNotFound,
+        "the playground is switched off (GRAPHQL_PLAYGROUND_ENABLED)",
+    ))
+    .into_response()
+}
+
 /// The page routes.
 pub fn routes() -> crate::http::openapi::ApiRouter {
     use utoipa_axum::routes;
@@ -61,10 +71,10 @@ pub fn routes() -> crate::http::openapi::ApiRouter {
 }
 
 /// `/graphql/playground` (404 when switched off).
-#[utoipa::path(get, path = "/graphql/playground", tag = "graphql", responses((status = 200, description = "The GraphQL IDE, served with its files from the binary", content_type = "text/html"), (status = 404, description = "Switched off (GRAPHQL_PLAYGROUND_ENABLED)")))]
+#[utoipa::path(get, path = "/graphql/playground", tag = "graphql", responses((status = 200, description = "The GraphQL IDE, served with its files from the binary", content_type = "text/html"), (status = 404, description = "RESOURCE_NOT_FOUND")))]
 pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
     if !gql.config.playground_enabled {
-        return StatusCode::NOT_FOUND.into_response();
+        return off();
     }
     let mut resp = ([(CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response();
     resp.headers_mut().insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PLAYGROUND_CSP));
@@ -72,36 +82,59 @@ pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
 }
 
 /// The playground's files.
-#[utoipa::path(get, path = "/graphql/playground/{asset}", tag = "graphql", params(("asset" = String, Path, description = "middleware.js, index.css, favicon.png or init.js")), responses((status = 200, description = "The file"), (status = 404, description = "No such file, or the playground is off")))]
+#[utoipa::path(get, path = "/graphql/playground/{file}", tag = "graphql", params(("file" = String, Path, description = "middleware.js, index.css, favicon.png or init.js")), responses((status = 200, description = "The file"), (status = 404, description = "RESOURCE_NOT_FOUND")))]
 pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>) -> Response {
     let (bytes, kind): (&'static [u8], &str) = match name.as_str() {
         "middleware.js" => (include_bytes!("assets/middleware.js"), "text/javascript; charset=utf-8"),
         "index.css" => (include_bytes!("assets/index.css"), "text/css; charset=utf-8"),
         "favicon.png" => (include_bytes!("assets/favicon.png"), "image/png"),
         "init.js" => (INIT.as_bytes(), "text/javascript; charset=utf-8"),
-        _ => return StatusCode::NOT_FOUND.into_response(),
+        _ => return ApiError::from(Error::new(ErrorCode::ResourceNotFound, "no such playground file")).into_response(),
     };
     if !gql.config.playground_enabled {
-        return StatusCode::NOT_FOUND.into_response();
+        return off();
     }
     ([(CONTENT_TYPE, kind), (CACHE_CONTROL, "public, max-age=86400")], bytes).into_response()
 }
 
+/// What `/graphql/health` answers.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct GraphqlHealth {
+    /// healthy or unhealthy.
+    pub status: &'static str,
+    /// Where queries and mutations go.
+    pub endpoint: &'static str,
+    /// Where subscriptions go and over which protocols.
+    #[schema(value_type = Object)]
+    pub subscriptions: serde_json::Value,
+    /// The depth and complexity limits in force.
+    #[schema(value_type = Object)]
+    pub limits: serde_json::Value,
+    /// Whether introspection is answered.
+    pub introspection_enabled: bool,
+    /// Whether the playground is served.
+    pub playground_enabled: bool,
+    /// How long an anonymous query's answer is reused.
+    pub anonymous_cache_ttl_secs: u64,
+    /// Whether persisted queries are accepted.
+    pub persisted_queries: bool,
+}
+
 /// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
-#[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", content((Object = "application/json"))), (status = 503, description = "The schema did not answer")))]
+#[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", body = GraphqlHealth), (status = 503, description = "The schema did not answer", body = GraphqlHealth)))]
 pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
     let answer = gql.schema.execute("{ __typename }").await;
     let healthy = answer.is_ok();
-    let body = json!({
-        "status": if healthy { "healthy" } else { "unhealthy" },
-        "endpoint": "/graphql",
-        "subscriptions": {"endpoint": "/graphql", "protocols": ["graphql-transport-ws", "graphql-ws"]},
-        "limits": {"max_depth": gql.config.max_depth, "max_complexity": gql.config.max_complexity},
-        "introspection_enabled": gql.config.introspection_enabled,
-        "playground_enabled": gql.config.playground_enabled,
-        "anonymous_cache_ttl_secs": super::CACHE_TTL.as_secs(),
-        "persisted_queries": true,
-    });
+    let body = GraphqlHealth {
+        status: if healthy { "healthy" } else { "unhealthy" },
+        endpoint: "/graphql",
+        subscriptions: json!({"endpoint": "/graphql", "protocols": ["graphql-transport-ws", "graphql-ws"]}),
+        limits: json!({"max_depth": gql.config.max_depth, "max_complexity": gql.config.max_complexity}),
+        introspection_enabled: gql.config.introspection_enabled,
+        playground_enabled: gql.config.playground_enabled,
+        anonymous_cache_ttl_secs: super::CACHE_TTL.as_secs(),
+        persisted_queries: true,
+    };
     let status = if healthy { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body)).into_response()
 }

@@ -32,14 +32,16 @@ impl Subscription {
         let svc = services(ctx).investigations.clone();
         // From the first stored event: its replay brings the head up to date at once.
         let events = svc.stream(id, 0, who.as_ref()).gql()?;
-        let mut last: Option<InvestigationHead> = None;
+        let mut last: Option<String> = None;
         Ok(events.filter_map(move |_event| {
-            // Each event is followed by the head it left (status, progress, counts); events
-            // that did not change what a client sees are not repeated.
-            let head = svc.head(id, who.as_ref()).ok().filter(|h| last.as_ref() != Some(h));
-            if let Some(h) = &head {
-                last = Some(h.clone());
-            }
+            // Each event is followed by the head it left; one is sent only when a field the
+            // subscription exposes changed (a phase's bookkeeping alone is not an update).
+            let head = svc.head(id, who.as_ref()).ok().filter(|h| {
+                let seen = visible(h);
+                let fresh = last.as_ref() != Some(&seen);
+                last = Some(seen);
+                fresh
+            });
             futures::future::ready(head.map(Investigation::from))
         }))
     }
@@ -50,4 +52,18 @@ impl Subscription {
         let shared = shared(ctx);
         Ok(shared.services.agents.activity(ACTIVITY_EVERY, shared.shutdown.clone()).map(AgentStats::from))
     }
+}
+
+/// What a subscriber can see of a head: the fields `Investigation` reads from it.
+fn visible(h: &InvestigationHead) -> String {
+    format!(
+        "{:?}|{}|{:?}|{}|{:?}|{:?}|{:?}",
+        h.status,
+        h.progress.percentage,
+        h.progress.current_phase,
+        h.anomalies_found,
+        h.risk_score,
+        h.completed_at,
+        h.error.as_ref().map(|e| &e.message)
+    )
 }

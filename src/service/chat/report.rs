@@ -80,6 +80,7 @@ pub(super) async fn one_agent(
         confidence: if answer.confidence > 0.0 { answer.confidence } else { route.confidence },
         investigation_id: None,
         facts: Some(facts),
+        data_status: answer.status,
     })
 }
 
@@ -142,6 +143,7 @@ pub(super) async fn plan(
         confidence: mean_confidence(&anomalies).unwrap_or(route.confidence),
         investigation_id: None,
         facts: Some(facts),
+        data_status: provenance.data_status(),
     })
 }
 
@@ -153,7 +155,7 @@ pub(super) async fn report(
     route: &Route,
     out: &mut Sender,
 ) -> Result<Done> {
-    let (facts, confidence) = run_investigation(svc, acc, message, route, None, out, 70.0).await?;
+    let (facts, confidence, data_status) = run_investigation(svc, acc, message, route, None, out, 70.0).await?;
     let id = facts.investigation_id.clone().unwrap_or_default();
     let sections = svc.report_sections(&id, acc.principal.as_ref())?;
     let n = sections.len().max(1) as f64;
@@ -166,5 +168,6 @@ pub(super) async fn report(
         confidence,
         investigation_id: facts.investigation_id.clone(),
         facts: Some(facts),
+        data_status,
     })
 }

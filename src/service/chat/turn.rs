@@ -31,6 +31,8 @@ pub(super) struct Done {
     pub confidence: f64,
     pub investigation_id: Option<String>,
     pub facts: Option<AnswerFacts>,
+    /// completed, or completed_fallback when the upstream failed and demo data answered.
+    pub data_status: &'static str,
 }
 
 /// Runs a whole turn, sending its events to `out`.
@@ -148,7 +150,7 @@ async fn finish(
         return;
     }
     out.send(ChatEventKind::Complete {
-        status: "completed".into(),
+        status: done.data_status.into(),
         anomalies: done.anomalies,
         confidence: (done.confidence * 1000.0).round() / 1000.0,
         investigation_id: done.investigation_id,

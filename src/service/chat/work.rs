@@ -105,7 +105,14 @@ async fn conversation(svc: &ChatService, acc: &Accepted, route: &Route, out: &mu
     } else {
         AgentId::Drummond
     };
-    Ok(Done { agent, anomalies: 0, confidence: route.confidence, investigation_id: None, facts: None })
+    Ok(Done {
+        agent,
+        anomalies: 0,
+        confidence: route.confidence,
+        investigation_id: None,
+        facts: None,
+        data_status: "completed",
+    })
 }
 
 /// Empty facts for the route (no analysis behind them).
@@ -176,7 +183,7 @@ async fn investigation(
     only: Option<AgentId>,
     out: &mut Sender,
 ) -> Result<Done> {
-    let (facts, confidence) = run_investigation(svc, acc, message, route, only, out, 90.0).await?;
+    let (facts, confidence, data_status) = run_investigation(svc, acc, message, route, only, out, 90.0).await?;
     for (k, part) in drummond::closing(&facts, route.language).into_iter().enumerate() {
         out.chunk(part, 92.0 + 2.0 * k as f64).await;
     }
@@ -186,11 +193,13 @@ async fn investigation(
         confidence,
         investigation_id: facts.investigation_id.clone(),
         facts: Some(facts),
+        data_status,
     })
 }
 
 /// Starts the investigation, streams the opening and its first findings up to `until` percent,
-/// and returns the facts of its results and their mean confidence.
+/// and returns the facts of its results, their mean confidence and the data's status
+/// (completed, or completed_fallback when demo data stood in for a failed upstream).
 pub(super) async fn run_investigation(
     svc: &ChatService,
     acc: &Accepted,
@@ -199,7 +208,7 @@ pub(super) async fn run_investigation(
     only: Option<AgentId>,
     out: &mut Sender,
     until: f64,
-) -> Result<(AnswerFacts, f64)> {
+) -> Result<(AnswerFacts, f64, &'static str)> {
     let req = request_for(message, route, only)?;
     let started = svc.investigations.start(req, acc.principal.as_ref()).await?;
     let id = started.investigation.id;
@@ -256,7 +265,7 @@ pub(super) async fn run_investigation(
     facts.records_analysed = results.records_analyzed;
     results.anomalies.iter().for_each(|a| facts.push(a));
     facts.top_suppliers = results.top_suppliers.clone();
-    Ok((facts, confidence))
+    Ok((facts, confidence, results.provenance.data_status()))
 }
 
 /// The mean confidence of findings, if any.

@@ -72,8 +72,7 @@ pub async fn subscribe(
     panic!("no complete: {out:?}");
 }
 
-const UPDATES: &str =
-    "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress anomaliesFound } }";
+const UPDATES: &str = "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress currentPhase anomaliesFound } }";
 
 #[tokio::test]
 async fn investigation_updates_arrive_until_completion_over_both_protocols() {
