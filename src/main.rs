@@ -6,6 +6,7 @@ use vigia::config::Config;
 use vigia::startup::{App, shutdown_signal};
 
 fn main() -> std::process::ExitCode {
+    vigia::runtime::memory::tune_allocator();
     let cli = Cli::parse();
     let config = match Config::load() {
         Ok(c) => c,
