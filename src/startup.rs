@@ -19,6 +19,7 @@ use crate::http::{self, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
+use crate::service::cache_warming::CacheWarmingService;
 use crate::service::chat::ChatService;
 use crate::service::database::DatabaseService;
 use crate::service::federal::FederalService;
@@ -150,6 +151,12 @@ impl App {
                 compression: Arc::default(),
                 database: Arc::new(DatabaseService::new(core.store.clone())),
                 pools: Arc::new(PoolsService::new(core.store.clone(), core.provider.clone(), config.upstream.clone())),
+                cache_warming: Arc::new(CacheWarmingService::new(
+                    core.store.clone(),
+                    core.data.clone(),
+                    core.provider.clone(),
+                    core.runtime.clone(),
+                )),
                 transparency: Arc::new(TransparencyService::new(core.federal.clone(), config.demo.clone())),
                 federal: Arc::new(FederalService::new(core.federal.clone(), config.demo.clone())),
             },

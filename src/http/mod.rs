@@ -2,6 +2,7 @@
 //! result; they never name the actor system or the store.
 
 mod admin;
+mod admin_cache;
 mod admin_compression;
 mod admin_database;
 mod admin_database_views;
@@ -90,6 +91,7 @@ pub fn api_routes() -> ApiRouter {
         .merge(admin_compression::router())
         .merge(admin_database::router())
         .merge(admin_pools::router())
+        .merge(admin_cache::router())
         .merge(agents::router())
         .merge(chat::router())
         .merge(reports::router())

@@ -7,6 +7,7 @@ pub mod agent_request;
 pub mod agents;
 pub mod audit;
 pub mod auth;
+pub mod cache_warming;
 pub mod chat;
 pub mod chat_reply;
 pub mod compression;
@@ -70,6 +71,8 @@ pub struct Services {
     pub database: Arc<database::DatabaseService>,
     /// Connection pools.
     pub pools: Arc<pools::PoolsService>,
+    /// Cache warming.
+    pub cache_warming: Arc<cache_warming::CacheWarmingService>,
     /// Pages of the Portal da Transparência (`/api/v1/transparency/*`).
     pub transparency: Arc<transparency::TransparencyService>,
     /// The federal sources (`/api/v1/federal/*`).

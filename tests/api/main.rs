@@ -3,6 +3,7 @@
 //! a local HTTP server standing in for the upstream with its real record shapes.
 
 mod admin;
+mod admin_cache;
 mod admin_extra;
 mod agents;
 mod audit;
