@@ -60,8 +60,8 @@ pub fn routes() -> crate::http::openapi::ApiRouter {
         .routes(routes!(examples))
 }
 
-/// `/graphql/playground` (404 when switched off).
-#[utoipa::path(get, path = "/graphql/playground", tag = "graphql", responses((status = 200, description = "The GraphQL IDE, served with its files from the binary", content_type = "text/html"), (status = 404, description = "Switched off (GRAPHQL_PLAYGROUND_ENABLED)")))]
+/// `/graphql/playground` (404 when switched off by GRAPHQL_PLAYGROUND_ENABLED).
+#[utoipa::path(get, path = "/graphql/playground", tag = "graphql", responses((status = 200, description = "The GraphQL IDE, served with its files from the binary", content_type = "text/html"), (status = 404, description = "ROUTE_NOT_FOUND")))]
 pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
     if !gql.config.playground_enabled {
         return StatusCode::NOT_FOUND.into_response();
@@ -71,8 +71,8 @@ pub async fn playground(Extension(gql): Extension<Arc<Gql>>) -> Response {
     resp
 }
 
-/// The playground's files.
-#[utoipa::path(get, path = "/graphql/playground/{asset}", tag = "graphql", params(("asset" = String, Path, description = "middleware.js, index.css, favicon.png or init.js")), responses((status = 200, description = "The file"), (status = 404, description = "No such file, or the playground is off")))]
+/// The playground's files (404 for another name, or when the playground is off).
+#[utoipa::path(get, path = "/graphql/playground/{asset}", tag = "graphql", params(("asset" = String, Path, description = "middleware.js, index.css, favicon.png or init.js")), responses((status = 200, description = "The file"), (status = 404, description = "ROUTE_NOT_FOUND")))]
 pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>) -> Response {
     let (bytes, kind): (&'static [u8], &str) = match name.as_str() {
         "middleware.js" => (include_bytes!("assets/middleware.js"), "text/javascript; charset=utf-8"),
@@ -88,7 +88,7 @@ pub async fn asset(Extension(gql): Extension<Arc<Gql>>, Path(name): Path<String>
 }
 
 /// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
-#[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", content((Object = "application/json"))), (status = 503, description = "The schema did not answer")))]
+#[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", content((Object = "application/json"))), (status = 503, description = "The schema did not answer: the same report, `status: unhealthy`", content((Object = "application/json")))))]
 pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
     let answer = gql.schema.execute("{ __typename }").await;
     let healthy = answer.is_ok();
