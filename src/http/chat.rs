@@ -10,7 +10,6 @@ use axum::extract::{Path, Query, State};
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth_extract::MaybeAuthUser;
@@ -20,6 +19,8 @@ use super::extract::ApiJson;
 use super::openapi::ApiRouter;
 use super::rate_limit::StreamRefusal;
 use super::sse;
+use super::views::chat::{ChatAnswer, ChatHistoryPage, ChatRouting, ChatSessions};
+use crate::domain::chat::ChatRole;
 use crate::domain::cursor::Direction;
 use crate::error::{Error, ErrorCode};
 use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
@@ -75,7 +76,7 @@ async fn stream(
 
 #[utoipa::path(post, path = "/api/v1/chat/message", tag = "chat", request_body = ChatRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "The turn's answer as one document", body = Object),
+        (status = 200, description = "The turn's answer as one document", body = ChatAnswer),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 404, description = "AGENT_NOT_FOUND"),
     ))]
@@ -92,30 +93,37 @@ async fn message(
 /// Runs a turn to its end and answers it as one JSON document (or the error envelope).
 async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> ApiResult {
     let mut events = st.services.chat.turn(req, caller);
-    let mut doc = serde_json::Map::new();
+    let mut routing = None;
     let mut chunks: Vec<String> = Vec::new();
     while let Some(e) = events.next().await {
         match e.kind {
-            ChatEventKind::Start { session_id, .. } => {
-                doc.insert("session_id".into(), session_id.into());
-            }
             ChatEventKind::AgentSelected { agent, reason, intent, confidence } => {
-                doc.insert(
-                    "routing".into(),
-                    json!({"agent": agent, "reason": reason, "intent": intent, "confidence": confidence}),
-                );
+                routing = Some(ChatRouting { agent, reason, intent, confidence });
             }
             ChatEventKind::Chunk { content, .. } => chunks.push(content),
-            ChatEventKind::Complete { status, anomalies, confidence, investigation_id, message_id, agent, .. } => {
-                doc.insert("status".into(), status.into());
-                doc.insert("message_id".into(), message_id.into());
-                doc.insert("agent".into(), agent.into());
-                doc.insert("anomalies".into(), anomalies.into());
-                doc.insert("confidence".into(), confidence.into());
-                doc.insert("investigation_id".into(), investigation_id.into());
-                doc.insert("role".into(), "assistant".into());
-                doc.insert("content".into(), chunks.join("\n\n").into());
-                return Ok(Json(Value::Object(doc)).into_response());
+            ChatEventKind::Complete {
+                status,
+                anomalies,
+                confidence,
+                investigation_id,
+                session_id,
+                message_id,
+                agent,
+                ..
+            } => {
+                let answer = ChatAnswer {
+                    session_id,
+                    routing,
+                    status,
+                    message_id,
+                    agent,
+                    anomalies,
+                    confidence,
+                    investigation_id,
+                    role: ChatRole::Assistant,
+                    content: chunks.join("\n\n"),
+                };
+                return Ok(Json(answer).into_response());
             }
             ChatEventKind::Error { message, code, retry_after, .. } => {
                 let code = ErrorCode::parse(&code).unwrap_or(ErrorCode::ServiceUnavailable);
@@ -125,7 +133,8 @@ async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> 
                 }
                 return Err(ApiError(err));
             }
-            ChatEventKind::Thinking { .. } => {}
+            // The session is named again by `complete`; thinking is progress only.
+            ChatEventKind::Start { .. } | ChatEventKind::Thinking { .. } => {}
         }
     }
     Err(ApiError(Error::new(ErrorCode::ServiceUnavailable, "the answer was interrupted (the server is stopping)")))
@@ -133,25 +142,16 @@ async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> 
 
 #[utoipa::path(get, path = "/api/v1/chat/history", tag = "chat",  security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "The caller's chat sessions", body = Object),
+        (status = 200, description = "The caller's chat sessions", body = ChatSessions),
     ))]
 async fn sessions(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> ApiResult {
     let sessions = st.services.chat.sessions(who.as_ref())?;
-    let items: Vec<Value> = sessions
-        .iter()
-        .map(|s| {
-            json!({
-                "session_id": s.id, "title": s.title, "created_at": s.created_at, "updated_at": s.updated_at,
-                "message_count": s.message_count,
-            })
-        })
-        .collect();
-    Ok(Json(json!({"sessions": items, "total": items.len()})).into_response())
+    Ok(Json(super::views::chat::sessions(&sessions)).into_response())
 }
 
 #[utoipa::path(get, path = "/api/v1/chat/history/{session_id}", tag = "chat", params(("session_id" = String, Path, description = "Chat session id"), ("cursor" = Option<String>, Query, description = "From a previous page"), ("direction" = Option<String>, Query, description = "next or prev"), ("limit" = Option<usize>, Query, description = "Messages per page")), security((), ("bearer_jwt" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "A page of the session's messages", body = Object),
+        (status = 200, description = "A page of the session's messages", body = ChatHistoryPage),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),
         (status = 404, description = "RESOURCE_NOT_FOUND"),
@@ -172,5 +172,5 @@ async fn history(
     };
     let page =
         st.services.chat.history(&session_id, q.get("cursor").map(String::as_str), direction, limit, who.as_ref())?;
-    Ok(Json(page).into_response())
+    Ok(Json(ChatHistoryPage::from(page)).into_response())
 }

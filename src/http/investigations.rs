@@ -179,13 +179,7 @@ async fn stream(
 /// Public investigations plus the caller's own (all for an admin), a page at a time.
 #[utoipa::path(get, path = "/api/v1/investigations", tag = "investigations",
     params(
-        ("status" = Option<String>, Query, description = "pending, running, completed, failed or cancelled"),
-        ("data_source" = Option<String>, Query, description = "Data source (`fonte_dados` also accepted)"),
-        ("date_from" = Option<chrono::NaiveDate>, Query, description = "Created on or after (`data_de`)"),
-        ("date_to" = Option<chrono::NaiveDate>, Query, description = "Created on or before (`data_ate`)"),
-        ("min_anomalies" = Option<usize>, Query, description = "At least this many anomalies (`min_anomalias`)"),
-        ("sort" = Option<String>, Query, description = "created_at, completed_at, anomalies_found, risk_score or status; `-` prefix for descending (`ordenacao`)"),
-        ("limit" = Option<usize>, Query, description = "1-100 (`limite`)"),
+        ListParams,
         ("page" = Option<usize>, Query, description = "From 1 (`pagina`)"),
     ),
     security((), ("bearer_jwt" = []), ("api_key" = [])),
@@ -199,7 +193,7 @@ async fn list(
     MaybeAuthUser(who): MaybeAuthUser,
     Query(raw): Query<HashMap<String, String>>,
 ) -> ApiResult {
-    let q = list_query(&raw)?;
+    let q = list_query(&raw, 20)?;
     let page = st.services.investigations.list(&q, who.as_ref())?;
     Ok(Json(views::list(lang(&uri), &page, q.page, q.limit, &uri)).into_response())
 }
@@ -208,13 +202,7 @@ async fn list(
 /// (`next` or `prev`, default `prev`), `limit` (1-100, default 50) and the list's filters.
 #[utoipa::path(get, path = "/api/v1/investigations/paginated", tag = "investigations",
     params(
-        ("status" = Option<String>, Query, description = "pending, running, completed, failed or cancelled"),
-        ("data_source" = Option<String>, Query, description = "Data source (`fonte_dados` also accepted)"),
-        ("date_from" = Option<chrono::NaiveDate>, Query, description = "Created on or after (`data_de`)"),
-        ("date_to" = Option<chrono::NaiveDate>, Query, description = "Created on or before (`data_ate`)"),
-        ("min_anomalies" = Option<usize>, Query, description = "At least this many anomalies (`min_anomalias`)"),
-        ("sort" = Option<String>, Query, description = "created_at, completed_at, anomalies_found, risk_score or status; `-` prefix for descending (`ordenacao`)"),
-        ("limit" = Option<usize>, Query, description = "1-100 (`limite`)"),
+        ListParams,
         ("cursor" = Option<String>, Query, description = "A cursor from a previous page"),
         ("direction" = Option<String>, Query, description = "next or prev (`direcao`)"),
     ),
@@ -227,7 +215,7 @@ async fn paginated(
     State(st): State<AppState>,
     uri: Uri,
     MaybeAuthUser(who): MaybeAuthUser,
-    Query(mut raw): Query<HashMap<String, String>>,
+    Query(raw): Query<HashMap<String, String>>,
 ) -> ApiResult {
     let text = |en: &str, pt: &str| raw.get(en).or_else(|| raw.get(pt)).map(|s| s.trim().to_string());
     let cursor = match text("cursor", "cursor").filter(|c| !c.is_empty()) {
@@ -240,39 +228,82 @@ async fn paginated(
         Some(d) => Direction::parse(&d).ok_or_else(|| Error::validation("direction", "must be 'next' or 'prev'"))?,
         None => Direction::Prev,
     };
-    raw.entry("limit".into()).or_insert_with(|| "50".into());
-    let q = list_query(&raw)?;
+    let q = list_query(&raw, 50)?;
     let page = st.services.investigations.paginated(&q, cursor.as_ref(), direction, who.as_ref())?;
     Ok(Json(views::cursor_list(lang(&uri), &page)).into_response())
 }
 
-/// Parses the list parameters under either name (`status`, `data_source`/`fonte_dados`, ...).
-fn list_query(raw: &HashMap<String, String>) -> Result<ListQuery, Error> {
-    let get = |en: &str, pt: &str| raw.get(en).or_else(|| raw.get(pt)).map(|s| s.trim()).filter(|s| !s.is_empty());
-    let number = |en: &str, pt: &str| -> Result<Option<usize>, Error> {
-        get(en, pt)
-            .map(|v| v.parse::<usize>().map_err(|_| Error::validation(en, format!("'{v}' is not a whole number"))))
+/// The filters and ordering both list forms take, as documented and as [`list_query`] reads
+/// them: each under its English name or its Portuguese one (in parentheses), blanks as absent.
+/// Values stay text here so a bad one is refused with the spec's envelope, naming the field.
+#[derive(Debug, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ListParams {
+    /// pending, running, completed, failed or cancelled
+    status: Option<String>,
+    /// Data source (`fonte_dados` also accepted)
+    data_source: Option<String>,
+    /// Created on or after (`data_de`)
+    #[param(value_type = Option<chrono::NaiveDate>)]
+    date_from: Option<String>,
+    /// Created on or before (`data_ate`)
+    #[param(value_type = Option<chrono::NaiveDate>)]
+    date_to: Option<String>,
+    /// At least this many anomalies (`min_anomalias`)
+    #[param(value_type = Option<usize>)]
+    min_anomalies: Option<String>,
+    /// created_at, completed_at, anomalies_found, risk_score or status; `-` prefix for descending (`ordenacao`)
+    sort: Option<String>,
+    /// 1-100 (`limite`)
+    #[param(value_type = Option<usize>)]
+    limit: Option<String>,
+}
+
+impl ListParams {
+    /// The parameters under either name, the English one first.
+    fn read(raw: &HashMap<String, String>) -> ListParams {
+        let get = |en: &str, pt: &str| {
+            raw.get(en).or_else(|| raw.get(pt)).map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+        };
+        ListParams {
+            status: get("status", "status"),
+            data_source: get("data_source", "fonte_dados"),
+            date_from: get("date_from", "data_de"),
+            date_to: get("date_to", "data_ate"),
+            min_anomalies: get("min_anomalies", "min_anomalias"),
+            sort: get("sort", "ordenacao"),
+            limit: get("limit", "limite"),
+        }
+    }
+}
+
+/// Parses the list parameters ([`ListParams`], and `page`/`pagina`); `limit` defaults to
+/// `default_limit` (the page form's 20, the cursor form's 50).
+fn list_query(raw: &HashMap<String, String>, default_limit: usize) -> Result<ListQuery, Error> {
+    let p = ListParams::read(raw);
+    let number = |name: &str, v: Option<&str>| -> Result<Option<usize>, Error> {
+        v.map(|v| v.parse::<usize>().map_err(|_| Error::validation(name, format!("'{v}' is not a whole number"))))
             .transpose()
     };
-    let date = |en: &str, pt: &str| -> Result<Option<NaiveDate>, Error> {
-        get(en, pt)
-            .map(|v| {
-                v.parse::<NaiveDate>().map_err(|_| Error::validation(en, format!("'{v}' is not an ISO 8601 date")))
-            })
+    let date = |name: &str, v: Option<&str>| -> Result<Option<NaiveDate>, Error> {
+        v.map(|v| v.parse::<NaiveDate>().map_err(|_| Error::validation(name, format!("'{v}' is not an ISO 8601 date"))))
             .transpose()
     };
-    let status = get("status", "status")
+    let status = p
+        .status
+        .as_deref()
         .map(|s| Status::parse(s).ok_or_else(|| Error::validation("status", format!("'{s}' is not a status"))))
         .transpose()?;
-    let limit = number("limit", "limite")?.unwrap_or(20);
+    let limit = number("limit", p.limit.as_deref())?.unwrap_or(default_limit);
     if !(1..=100).contains(&limit) {
         return Err(Error::validation("limit", "must be between 1 and 100"));
     }
-    let page = number("page", "pagina")?.unwrap_or(1);
+    let page_text = raw.get("page").or_else(|| raw.get("pagina")).map(|s| s.trim()).filter(|s| !s.is_empty());
+    let page = number("page", page_text)?.unwrap_or(1);
     if page == 0 {
         return Err(Error::validation("page", "must be at least 1"));
     }
-    let sort = get("sort", "ordenacao").unwrap_or("-created_at");
+    let sort = p.sort.as_deref().unwrap_or("-created_at");
     let (desc, key) = match sort.strip_prefix('-') {
         Some(k) => (true, k),
         None => (false, sort),
@@ -290,10 +321,10 @@ fn list_query(raw: &HashMap<String, String>) -> Result<ListQuery, Error> {
     }
     Ok(ListQuery {
         status,
-        data_source: get("data_source", "fonte_dados").map(str::to_string),
-        date_from: date("date_from", "data_de")?,
-        date_to: date("date_to", "data_ate")?,
-        min_anomalies: number("min_anomalies", "min_anomalias")?,
+        data_source: p.data_source.clone(),
+        date_from: date("date_from", p.date_from.as_deref())?,
+        date_to: date("date_to", p.date_to.as_deref())?,
+        min_anomalies: number("min_anomalies", p.min_anomalies.as_deref())?,
         sort: (key.to_string(), desc),
         page,
         limit,

@@ -57,16 +57,13 @@ pub struct AgentAnswer {
     /// Wall time of the analysis, milliseconds (of the original call on a cache hit).
     pub execution_time_ms: u64,
     /// The most severe findings (at most 50): AnomalyResult objects.
-    #[schema(value_type = Vec<Object>)]
     pub anomalies: Vec<Anomaly>,
     /// The agent's insights (`{agent, insight, confidence, supporting_evidence}`).
-    #[schema(value_type = Vec<Object>)]
     pub insights: Vec<Insight>,
     /// What to do next.
     pub recommendations: Vec<String>,
     /// Reports, aggregations, plans.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[schema(value_type = Vec<Object>)]
     pub artifacts: Vec<Artifact>,
     /// True when the data is synthetic.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -336,10 +333,8 @@ pub struct DetectAnswer {
     /// Anomalies found.
     pub anomalies_found: usize,
     /// Counts by type and severity, risk score.
-    #[schema(value_type = Object)]
     pub summary: vigia_agents::model::report::Summary,
     /// The findings, most severe first: AnomalyResult objects.
-    #[schema(value_type = Vec<Object>)]
     pub anomalies: Vec<Anomaly>,
     /// Wall time of the analysis, milliseconds.
     pub execution_time_ms: u64,

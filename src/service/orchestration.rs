@@ -16,7 +16,7 @@ use super::agents::AgentAnswer;
 use crate::domain::investigation::Provenance;
 
 /// The result of one step of a plan.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct StepResult {
     /// Its index in the plan.
     pub step: usize,
@@ -101,13 +101,10 @@ pub struct Orchestrated {
     /// The question.
     pub query: String,
     /// How senna read it.
-    #[schema(value_type = Object)]
     pub route: vigia_agents::conversation::Route,
     /// abaporu's plan.
-    #[schema(value_type = Object)]
     pub plan: Plan,
     /// Each step's part, in the order they finished.
-    #[schema(value_type = Vec<Object>)]
     pub steps: Vec<StepResult>,
     /// Distinct anomalies over every step.
     pub anomalies_found: usize,

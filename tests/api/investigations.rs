@@ -222,6 +222,9 @@ async fn the_cursor_list_walks_from_the_newest_back_to_the_oldest() {
         .unwrap();
     assert_eq!(listed(&older), ids[..1].to_vec());
     assert_eq!(older["has_more"], false);
+    // The Portuguese name of the limit is read by the cursor form too (its default is 50).
+    let one: Value = app.get_signed("/api/v1/investigations/paginated?limite=1").await.json().await.unwrap();
+    assert_eq!(listed(&one), ids[2..].to_vec());
     let bad = app.get_signed("/api/v1/investigations/paginated?cursor=nonsense").await;
     assert_eq!(bad.status(), 400);
     assert_eq!(bad.json::<Value>().await.unwrap()["error"]["details"]["field"], "cursor");

@@ -9,7 +9,7 @@ use crate::model::anomaly::AnomalyType;
 macro_rules! agents {
     ($( $variant:ident => $id:literal, $name:literal, $role:literal, [$($alias:literal),*] );+ $(;)?) => {
         /// The id of an analysis agent. Serialised as its snake_case id.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
         #[serde(rename_all = "snake_case")]
         pub enum AgentId { $( #[doc = $name] $variant ),+ }
 

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::roster::AgentId;
 
 /// The language a user writes in; answers follow it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
     /// Portuguese, the default.
@@ -46,7 +46,7 @@ impl Language {
 }
 
 /// What a message asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Intent {
     /// Hello, thanks.
@@ -110,7 +110,7 @@ impl Intent {
 }
 
 /// What a message names: organs, period, value range, a company.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Entities {
     /// SIAFI codes of the organs named, in order of mention.
     pub organ_codes: Vec<String>,
@@ -177,7 +177,7 @@ impl Entities {
 }
 
 /// A fact a short follow-up asks about that the last answer already holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Ask {
     /// "and the biggest supplier?"
@@ -189,7 +189,7 @@ pub enum Ask {
 }
 
 /// Where a message goes and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Route {
     /// The intent chosen.
     pub intent: Intent,
@@ -218,14 +218,14 @@ pub struct Route {
 }
 
 /// A multi-agent plan: steps whose dependencies come earlier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Plan {
     /// The steps, in an order that respects `depends_on`.
     pub steps: Vec<PlanStep>,
 }
 
 /// One agent's part in a plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlanStep {
     /// Who does it.
     pub agent: AgentId,

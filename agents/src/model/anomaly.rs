@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The spec's five anomaly types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AnomalyType {
     /// Prices out of line with their peers.
@@ -56,7 +56,7 @@ impl AnomalyType {
 }
 
 /// Severity, ordered from least to most severe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Worth a look.
@@ -91,7 +91,7 @@ impl Severity {
 }
 
 /// An entity an anomaly concerns: `{type, id, name}` with type `contract`, `supplier` or `organ`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EntityRef {
     /// `contract`, `supplier`, `organ` (later kinds: `expense`, `agreement`, `bidding`, `servant`).
     #[serde(rename = "type")]
@@ -110,7 +110,7 @@ impl EntityRef {
 }
 
 /// `{primary, related}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct AffectedEntities {
     /// The entity the anomaly is about.
     pub primary: EntityRef,
@@ -119,7 +119,7 @@ pub struct AffectedEntities {
 }
 
 /// `{metric, value, timestamp}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DataPoint {
     /// What was measured (`valor_inicial`, `peer_median`, `supplier_share`, ...).
     pub metric: String,
@@ -130,7 +130,7 @@ pub struct DataPoint {
 }
 
 /// `{method, anomaly_score, contamination}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct StatisticalEvidence {
     /// The method (`zscore_log_peer_group`, `share_of_total`, ...).
     pub method: String,
@@ -142,7 +142,7 @@ pub struct StatisticalEvidence {
 
 /// `{data_points, patterns, statistical_analysis?}`. Patterns are free-form objects
 /// (`{name, description, ...}`), the spec not fixing their fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct Evidence {
     /// Measurements behind the finding.
     pub data_points: Vec<DataPoint>,
@@ -154,7 +154,7 @@ pub struct Evidence {
 }
 
 /// `{historical_comparison?, peer_comparison?, regulatory_context?}`, free-form objects.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct Context {
     /// How this compares with the same entity's past.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,7 +168,7 @@ pub struct Context {
 }
 
 /// `{factor, impact, description}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Factor {
     /// Short name.
     pub factor: String,
@@ -179,7 +179,7 @@ pub struct Factor {
 }
 
 /// `{human_readable, technical, contributing_factors}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Explanation {
     /// For a journalist or citizen.
     pub human_readable: String,
@@ -190,7 +190,7 @@ pub struct Explanation {
 }
 
 /// One anomaly (the spec's `AnomalyResult`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Anomaly {
     /// Stable for the same data: `<detector>-<key>`.
     pub id: String,

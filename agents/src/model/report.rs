@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::anomaly::{Anomaly, AnomalyType, Severity};
 
 /// The spec's `AgentInsight`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Insight {
     /// Agent id.
     pub agent: String,
@@ -37,7 +37,7 @@ pub struct AgentOutput {
 
 /// A structured product of an agent, as it is handed to clients: a kind (`report`,
 /// `aggregation`, `network`, `regional`, `security_review`, `plan`, ...), a title and the content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Artifact {
     /// What the content is; clients dispatch on it.
     pub kind: String,
@@ -48,7 +48,7 @@ pub struct Artifact {
 }
 
 /// Counts per severity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct BySeverity {
     /// critical
     pub critical: usize,
@@ -61,7 +61,7 @@ pub struct BySeverity {
 }
 
 /// The spec's summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 pub struct Summary {
     /// Number of anomalies.
     pub total_anomalies: usize,

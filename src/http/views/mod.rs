@@ -10,6 +10,7 @@ use crate::domain::{Investigation, InvestigationHead, Phase, Status};
 use crate::service::investigations::{Cancelled, Started};
 
 pub mod bilingual;
+pub mod chat;
 mod events;
 pub mod lists;
 pub mod shapes;
