@@ -177,6 +177,21 @@ mod tests {
     use super::*;
     use crate::domain::{EventKind, InvestigationRequest, Phase};
 
+    /// Opens a store just closed in this process: sled's I/O threads let go of the directory's
+    /// lock a moment after the last handle drops, so a reopen at once may find it still held.
+    fn reopen(dir: &std::path::Path) -> Store {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            match Store::open(dir, 4) {
+                Ok(store) => return store,
+                Err(e) if std::time::Instant::now() < deadline && e.to_string().contains("lock") => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
     fn progress(seq: u64) -> InvestigationEvent {
         InvestigationEvent {
             seq,
@@ -200,7 +215,7 @@ mod tests {
             }
             store.flush_blocking().unwrap();
         }
-        let store = Store::open(dir.path(), 4).unwrap();
+        let store = reopen(dir.path());
         assert_eq!(store.get(inv.id).unwrap().unwrap(), inv);
         let after_one: Vec<u64> = store.events_after(inv.id, 1).unwrap().iter().map(|e| e.seq).collect();
         assert_eq!(after_one, vec![2, 3]);
@@ -218,7 +233,7 @@ mod tests {
             store.heads.clear().unwrap();
             store.flush_blocking().unwrap();
         }
-        let store = Store::open(dir.path(), 4).unwrap();
+        let store = reopen(dir.path());
         assert_eq!(store.heads().unwrap(), vec![InvestigationHead::from(&inv)]);
     }
 
@@ -237,7 +252,7 @@ mod tests {
             store.investigations.insert(&key[..], encode(&later).unwrap()).unwrap();
             store.flush_blocking().unwrap();
         }
-        let store = Store::open(dir.path(), 4).unwrap();
+        let store = reopen(dir.path());
         assert_eq!(store.head(first.id).unwrap().unwrap(), InvestigationHead::from(&later));
         assert!(store.heads_pending.is_empty());
     }
