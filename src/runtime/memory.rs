@@ -18,9 +18,9 @@ static INNER: MiMalloc = MiMalloc;
 const EAGER_COMMIT: &str = "MIMALLOC_ARENA_EAGER_COMMIT";
 
 /// Tunes mimalloc for a long-running server; called first thing in `main`. Arenas should be
-/// committed as they are used, not eagerly: eager commit kept about 35-50 MB of resident memory
-/// the idle service never used (idle RSS 64-79 MB against 28 MB with the option off, through
-/// /health/detailed). mimalloc takes the option from the environment before `main`, and setting
+/// committed as they are used, not eagerly: eager commit kept about 35-45 MB of resident memory
+/// the idle service never used (idle RSS 64-79 MB against 33-42 MB with the option off, through
+/// /health/detailed and bench_spine). mimalloc takes the option from the environment before `main`, and setting
 /// it later (`mi_option_set`) does not change the arena already committed, so when the
 /// operator has not chosen a value the process executes itself again once with the option set
 /// (same pid, arguments and environment otherwise). If that fails it runs on as it is.
