@@ -22,8 +22,8 @@ use super::sse;
 use super::views::chat::{ChatAnswer, ChatHistoryPage, ChatRouting, ChatSessions};
 use crate::domain::chat::ChatRole;
 use crate::domain::cursor::Direction;
-use crate::error::{Error, ErrorCode};
-use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
+use crate::error::Error;
+use crate::service::chat::{self, ChatEvent, ChatRequest};
 use axum::{Extension, Json};
 use utoipa_axum::routes;
 
@@ -92,52 +92,25 @@ async fn message(
 
 /// Runs a turn to its end and answers it as one JSON document (or the error envelope).
 async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> ApiResult {
-    let mut events = st.services.chat.turn(req, caller);
-    let mut routing = None;
-    let mut chunks: Vec<String> = Vec::new();
-    while let Some(e) = events.next().await {
-        match e.kind {
-            ChatEventKind::AgentSelected { agent, reason, intent, confidence } => {
-                routing = Some(ChatRouting { agent, reason, intent, confidence });
-            }
-            ChatEventKind::Chunk { content, .. } => chunks.push(content),
-            ChatEventKind::Complete {
-                status,
-                anomalies,
-                confidence,
-                investigation_id,
-                session_id,
-                message_id,
-                agent,
-                ..
-            } => {
-                let answer = ChatAnswer {
-                    session_id,
-                    routing,
-                    status,
-                    message_id,
-                    agent,
-                    anomalies,
-                    confidence,
-                    investigation_id,
-                    role: ChatRole::Assistant,
-                    content: chunks.join("\n\n"),
-                };
-                return Ok(Json(answer).into_response());
-            }
-            ChatEventKind::Error { message, code, retry_after, .. } => {
-                let code = ErrorCode::parse(&code).unwrap_or(ErrorCode::ServiceUnavailable);
-                let mut err = Error::new(code, message);
-                if let Some(secs) = retry_after {
-                    err = err.with("retry_after", secs);
-                }
-                return Err(ApiError(err));
-            }
-            // The session is named again by `complete`; thinking is progress only.
-            ChatEventKind::Start { .. } | ChatEventKind::Thinking { .. } => {}
-        }
-    }
-    Err(ApiError(Error::new(ErrorCode::ServiceUnavailable, "the answer was interrupted (the server is stopping)")))
+    let reply = st.services.chat.reply(req, caller).await?;
+    let answer = ChatAnswer {
+        session_id: reply.session_id,
+        routing: reply.routing.map(|r| ChatRouting {
+            agent: r.agent,
+            reason: r.reason,
+            intent: r.intent,
+            confidence: r.confidence,
+        }),
+        status: reply.status,
+        message_id: reply.message_id,
+        agent: reply.agent,
+        anomalies: reply.anomalies,
+        confidence: reply.confidence,
+        investigation_id: reply.investigation_id,
+        role: ChatRole::Assistant,
+        content: reply.content,
+    };
+    Ok(Json(answer).into_response())
 }
 
 #[utoipa::path(get, path = "/api/v1/chat/history", tag = "chat",  security((), ("bearer_jwt" = []), ("api_key" = [])),

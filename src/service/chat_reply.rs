@@ -1,6 +1,7 @@
 //! A chat turn answered as one message: the turn's events (see [`super::chat::ChatService::turn`])
 //! folded into the stored assistant message they describe, for transports that answer a turn
-//! with one document rather than a stream (GraphQL `sendChatMessage`).
+//! with one document rather than a stream (`/chat/message`, `stream: false`, GraphQL
+//! `sendChatMessage`).
 
 use std::sync::Arc;
 
@@ -30,8 +31,21 @@ pub struct ChatReply {
     pub confidence: f64,
     /// The investigation the turn started, if any.
     pub investigation_id: Option<String>,
-    /// The intent the router recognised (absent when the client named the agent).
-    pub intent: Option<String>,
+    /// How the router chose the agent (absent when the client named it).
+    pub routing: Option<ReplyRouting>,
+}
+
+/// The router's choice, as the turn's `agent_selected` event gave it.
+#[derive(Debug, Clone, Default)]
+pub struct ReplyRouting {
+    /// The agent chosen.
+    pub agent: String,
+    /// Why, in the user's language.
+    pub reason: String,
+    /// The intent recognised.
+    pub intent: String,
+    /// The router's confidence, 0-1.
+    pub confidence: f64,
 }
 
 impl ChatService {
@@ -43,7 +57,9 @@ impl ChatService {
         let mut chunks: Vec<String> = Vec::new();
         while let Some(e) = events.next().await {
             match e.kind {
-                ChatEventKind::AgentSelected { intent, .. } => reply.intent = Some(intent),
+                ChatEventKind::AgentSelected { agent, reason, intent, confidence } => {
+                    reply.routing = Some(ReplyRouting { agent, reason, intent, confidence });
+                }
                 ChatEventKind::Chunk { content, .. } => chunks.push(content),
                 ChatEventKind::Complete {
                     status,

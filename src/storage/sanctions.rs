@@ -13,10 +13,17 @@ use crate::domain::ports::{PortError, SanctionsStore, StoredSanctions};
 const TREE: &str = "sanctions";
 const LIST: &[u8] = b"list";
 
-/// What is stored under [`LIST`].
-#[derive(serde::Serialize, serde::Deserialize)]
+/// What is stored under [`LIST`], read back.
+#[derive(serde::Deserialize)]
 struct Stored {
     list: Vec<Sanction>,
+    at: DateTime<Utc>,
+}
+
+/// The same, written from borrowed lists (no copy of some 12,000 sanctions per refresh).
+#[derive(serde::Serialize)]
+struct ToStore<'a> {
+    list: &'a [Sanction],
     at: DateTime<Utc>,
 }
 
@@ -38,7 +45,7 @@ impl SanctionsStore for Store {
 
     fn replace_sanctions(&self, sanctions: &[Sanction], at: DateTime<Utc>) -> Result<(), PortError> {
         let tree = self.db.open_tree(TREE).map_err(storage)?;
-        let stored = Stored { list: sanctions.to_vec(), at };
+        let stored = ToStore { list: sanctions, at };
         tree.insert(LIST, serde_json::to_vec(&stored).map_err(storage)?).map_err(storage)?;
         self.stats.wrote();
         Ok(())

@@ -310,7 +310,7 @@ impl From<ChatReply> for ChatMessage {
             anomalies: r.anomalies,
             confidence: r.confidence,
             investigation_id: r.investigation_id.map(ID),
-            intent: r.intent,
+            intent: r.routing.map(|r| r.intent),
             user_message_id: r.user_message_id,
         }
     }
