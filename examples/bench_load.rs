@@ -8,9 +8,11 @@
 //! - `GET /health/live` and `GET /api/v1/investigations/{id}/status` with a JWT, requests per
 //!   second with wrk (2 threads, 64 connections, 10 s each);
 //! - investigations started and completed per second over demo data (2,000 runs of 200
-//!   contracts, 64 in flight, each start followed until its terminal status);
+//!   contracts, 64 in flight, each start followed on its event stream to its terminal event);
 //! - 1,000 SSE streams held open at once on running investigations, and the server's RSS
 //!   before and while they are open.
+//!
+//! `-- --investigations` measures only the investigations per second.
 //!
 //! `cargo run --release --example bench_load -- --soak N` instead runs N investigations of 200
 //! demo contracts (64 in flight) and 10,000 failed logins against one server, printing its RSS
@@ -71,20 +73,21 @@ async fn start(client: &reqwest::Client, base: &str, token: &str) -> anyhow::Res
     r["investigation_id"].as_str().map(str::to_string).ok_or_else(|| anyhow::anyhow!("no id in {r}"))
 }
 
+/// Follows an investigation on its event stream (what a client of the spec does) until the
+/// stream ends after its terminal event; replays from the store when it already finished.
 async fn wait_done(client: &reqwest::Client, base: &str, token: &str, id: &str) -> anyhow::Result<()> {
-    loop {
-        let s: Value = client
-            .get(format!("{base}/api/v1/investigations/{id}/status"))
-            .bearer_auth(token)
-            .send()
-            .await?
-            .json()
-            .await?;
-        if !matches!(s["status"].as_str(), Some("pending" | "processing")) {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let body = client
+        .get(format!("{base}/api/v1/investigations/stream/{id}"))
+        .bearer_auth(token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await?
+        .error_for_status()?
+        .text()
+        .await?;
+    let ended = ["event: complete", "event: error", "event: cancelled"].iter().any(|e| body.contains(e));
+    anyhow::ensure!(ended, "the stream of {id} ended without a terminal event");
+    Ok(())
 }
 
 /// Runs `n` investigations, 64 in flight, each followed to its end; how many completed.
@@ -183,7 +186,10 @@ async fn main() -> anyhow::Result<()> {
     let token = login(&client, &base).await?;
     let id = start(&client, &base, &token).await?;
     wait_done(&client, &base, &token, &id).await?;
-    if ensure_wrk() {
+    let only_runs = args.iter().any(|a| a == "--investigations");
+    if only_runs {
+        println!("(--investigations: request rates and streams skipped)");
+    } else if ensure_wrk() {
         println!("GET /health/live: {:.0} req/s", wrk(&format!("{base}/health/live"), None)?);
         let status = format!("{base}/api/v1/investigations/{id}/status");
         println!("GET status with a JWT: {:.0} req/s", wrk(&status, Some(&token))?);
@@ -200,6 +206,9 @@ async fn main() -> anyhow::Result<()> {
     );
     server.kill()?;
     server.wait()?;
+    if only_runs {
+        return Ok(());
+    }
 
     // 1,000 SSE streams on running investigations (each run generates 300,000 contracts, so it
     // lasts long enough for every stream to be open at once).

@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use crate::auth::JwtKeys;
 use crate::config::Config;
 use crate::domain::ports::DataProvider;
-use crate::http::{self, AppState};
+use crate::http::{self, AppParts, AppState};
 use crate::runtime::{
     AgentFactory, RuntimeDeps, RuntimeHandle, ShutdownSignal, ShutdownTrigger, default_factory, shutdown_channel,
 };
@@ -129,7 +129,7 @@ impl App {
             std::time::Duration::from_secs(config.upstream.cache_ttl_secs),
         ));
         let reports = Arc::new(ReportService::new(core.investigations.clone()));
-        let state = AppState {
+        let state = AppState::new(AppParts {
             services: Services {
                 investigations: core.investigations.clone(),
                 health,
@@ -164,7 +164,7 @@ impl App {
             shutdown: core.signal.clone(),
             keep_alive_secs: config.server.keep_alive_secs,
             graphql: config.graphql.clone(),
-        };
+        });
         let listener =
             TcpListener::bind(config.server.addr).await.with_context(|| format!("binding {}", config.server.addr))?;
         Ok(App { listener, state, runtime: core.runtime, store: core.store, trigger: core.trigger, config })

@@ -3,8 +3,10 @@
 //! the `word_hash` submodule (re-exported here).
 
 mod word_hash;
+mod word_set;
 
 pub use word_hash::{for_each_word_hash, is_stopword, is_stopword_bytes};
+pub use word_set::WordSet;
 
 /// Folds one character to lower-case ASCII where Portuguese accents are concerned
 /// (`Ç` -> `c`, `Ã` -> `a`); other characters are lower-cased.

@@ -105,6 +105,9 @@ pub struct AgentsConfig {
     pub unavailable_secs: f64,
     /// Most seconds one agent analysis may take before it counts as failed.
     pub analysis_timeout_secs: f64,
+    /// Seconds an agent's output is kept for an identical analysis (same data, agent and
+    /// parameters); 0 turns the analysis cache off.
+    pub analysis_cache_ttl_secs: u64,
 }
 
 impl Default for AgentsConfig {
@@ -116,6 +119,7 @@ impl Default for AgentsConfig {
             failure_window_secs: 60.0,
             unavailable_secs: 60.0,
             analysis_timeout_secs: 120.0,
+            analysis_cache_ttl_secs: 300,
         }
     }
 }

@@ -207,6 +207,10 @@ pub struct Provenance {
     /// What was not fetched and why (a kind the key may not read, details over budget).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Names these records exactly when the source can say so cheaply (demo data: the
+    /// generator's inputs), so the analysis cache need not hash every record. Not stored.
+    #[serde(skip)]
+    pub content_key: Option<String>,
 }
 
 impl Provenance {
@@ -247,6 +251,10 @@ pub struct Results {
     pub agents_used: Vec<String>,
     /// Agents that failed, with why (the run finished with the others' results).
     pub agents_failed: Vec<(String, String)>,
+    /// Agents whose output came from an identical analysis moments before (same records,
+    /// agent and parameters: `agents.analysis_cache_ttl_secs`) instead of a new run.
+    #[serde(default)]
+    pub agents_cached: Vec<String>,
     /// Records analysed.
     pub records_analyzed: usize,
     /// Wall time of the run.

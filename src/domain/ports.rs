@@ -24,6 +24,10 @@ pub enum PortError {
 pub trait InvestigationStore: Send + Sync + 'static {
     /// Inserts or replaces an investigation.
     fn save(&self, inv: &Investigation) -> Result<(), PortError>;
+    /// Writes only the head (status and progress) of a running investigation: a run moves its
+    /// progress a dozen times and its full record only at the start and the end. Reading the
+    /// full record of a running investigation takes its progress from the head.
+    fn save_progress(&self, inv: &Investigation) -> Result<(), PortError>;
     /// Reads one.
     fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError>;
     /// Every investigation, oldest first.

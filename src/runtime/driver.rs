@@ -7,14 +7,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::Utc;
-use futures::StreamExt;
 use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use ractor::ActorRef;
 use tokio::sync::{mpsc, watch};
 use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
 use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
 
+use super::analysis_cache::{AnalysisCache, Fingerprint};
 use super::direct::run_job;
 use super::emitter::Emitter;
 use super::events::EventHub;
@@ -39,6 +40,8 @@ pub(crate) struct DriverDeps {
     pub run_times: Arc<super::run_times::RunTimes>,
     /// Per-agent call statistics.
     pub calls: Arc<super::calls::AgentCalls>,
+    /// Agent outputs of recent identical analyses.
+    pub analyses: Arc<AnalysisCache>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
@@ -161,8 +164,12 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     em.phase(Phase::AgentAnalysis, agents.len()).await;
-    let analysis = analyse(deps, em, control, &dataset, &params, &agents, &req.query).await;
-    let (mut anomalies, outputs, agents_failed) = analysis;
+    let data = match &provenance.content_key {
+        Some(key) => Fingerprint::of_key(key, &req.filters),
+        None => Fingerprint::of(&dataset),
+    };
+    let analysis = analyse(deps, em, control, (&dataset, data), &params, &agents, &req.query).await;
+    let (mut anomalies, outputs, agents_failed, agents_cached) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
     let mut insights = Vec::new();
     let mut recommendations: Vec<String> = Vec::new();
@@ -175,6 +182,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         }
     }
     let partial = |anomalies: Vec<Anomaly>, insights, recommendations, agents_used, agents_failed| Results {
+        agents_cached: agents_cached.clone(),
         summary: Summary::of(&anomalies),
         anomalies,
         insights,
@@ -212,25 +220,32 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     Outcome::Done(Box::new(results))
 }
 
-type Analysis = (Vec<Anomaly>, Vec<(AgentId, AgentOutput)>, Vec<(String, String)>);
+/// Anomalies, outputs in plan order, failed agents with why, agents answered from the cache.
+type Analysis = (Vec<Anomaly>, Vec<(AgentId, AgentOutput)>, Vec<(String, String)>, Vec<String>);
 
 /// Runs every agent in parallel, streaming progress, anomalies and insights as agents finish.
 async fn analyse(
     deps: &DriverDeps,
     em: &mut Emitter,
     control: &RunControl,
-    dataset: &Arc<Dataset>,
+    (dataset, data): (&Arc<Dataset>, Option<Fingerprint>),
     params: &DetectionParams,
     agents: &[AgentId],
     question: &str,
 ) -> Analysis {
     let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<(usize, f32)>();
     let mut pending = FuturesUnordered::new();
+    let mut cached = Vec::new();
     let mut failed: Vec<(String, String)> = Vec::new();
     // One run of each detector serves every agent that uses it.
     let findings = Arc::new(FindingsCache::new());
     let question: Arc<str> = Arc::from(question);
     for (idx, agent) in agents.iter().copied().enumerate() {
+        if let Some(out) = data.and_then(|d| deps.analyses.get(d, agent, params)) {
+            cached.push(agent.as_str().to_string());
+            pending.push(async move { (agent, Ok((*out).clone())) }.boxed());
+            continue;
+        }
         let tx = progress_tx.clone();
         let job = Job {
             dataset: dataset.clone(),
@@ -245,7 +260,17 @@ async fn analyse(
         let (pool, calls, timeout) = (deps.pool.clone(), deps.calls.clone(), deps.analysis_timeout);
         // Each agent leases, analyses and returns its lease in its own future: under a cap
         // smaller than the plan, an agent waits for another's lease without holding one.
-        pending.push(async move { (agent, run_job(&pool, &calls, agent, job, timeout).await) });
+        let (analyses, params) = (deps.analyses.clone(), params.clone());
+        pending.push(
+            async move {
+                let out = run_job(&pool, &calls, agent, job, timeout).await;
+                if let (Ok(out), Some(d)) = (&out, data) {
+                    analyses.put(d, agent, &params, out);
+                }
+                (agent, out)
+            }
+            .boxed(),
+        );
     }
     drop(progress_tx);
     let mut fractions = vec![0f32; agents.len()];
@@ -291,7 +316,7 @@ async fn analyse(
     // Completion order is a race; plan order keeps results identical for identical input.
     outputs.sort_by_key(|(a, _)| agents.iter().position(|x| x == a));
     failed.sort();
-    (anomalies, outputs, failed)
+    (anomalies, outputs, failed, cached)
 }
 
 fn agent_pct(fractions: &[f32]) -> f64 {

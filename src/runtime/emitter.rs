@@ -97,10 +97,14 @@ impl Emitter {
     fn persist(&mut self, kind: EventKind) -> InvestigationEvent {
         self.seq += 1;
         let event = InvestigationEvent { seq: self.seq, kind };
-        // The investigation's own record changes with progress and at the end; anomaly and
-        // insight events only append, so a run with many findings writes each finding once.
-        let save_inv = !matches!(event.kind, EventKind::Anomaly { .. } | EventKind::Insight { .. });
-        let saved = if save_inv { self.store.save(&self.inv) } else { Ok(()) };
+        // Progress moves only the investigation's head (status views read it); the full
+        // record is written at the end. Anomaly and insight events only append, so a run with
+        // many findings writes each finding once.
+        let saved = match event.kind {
+            EventKind::Anomaly { .. } | EventKind::Insight { .. } => Ok(()),
+            EventKind::Progress { .. } => self.store.save_progress(&self.inv),
+            _ => self.store.save(&self.inv),
+        };
         if let Err(e) = saved.and_then(|_| self.store.append_event(self.inv.id, &event)) {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not persist an event");
         }

@@ -8,6 +8,7 @@
 //!     └── AgentHost<id>  spawned on first use (linked), reaped after idle time
 //! ```
 
+mod analysis_cache;
 pub mod calls;
 mod direct;
 mod driver;
@@ -184,6 +185,9 @@ impl RuntimeHandle {
             min_records: deps.min_records,
             analysis_timeout,
             implemented: pool::implemented(&deps.factory),
+            analyses: Arc::new(analysis_cache::AnalysisCache::new(Duration::from_secs(
+                deps.agents.analysis_cache_ttl_secs,
+            ))),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
         Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times, calls, analysis_timeout })

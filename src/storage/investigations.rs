@@ -101,19 +101,35 @@ impl InvestigationStore for Store {
         Ok(())
     }
 
+    fn save_progress(&self, inv: &Investigation) -> Result<(), PortError> {
+        self.stats.wrote();
+        let head = encode(&InvestigationHead::from(inv))?;
+        let key = inv.id.0.as_bytes();
+        self.stats.time(
+            "investigations.save_progress",
+            || self.heads.insert(&key[..], head.as_slice()).map_err(StorageError::from),
+            |_| 1,
+        )?;
+        Ok(())
+    }
+
     fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError> {
         let found = self.stats.time(
             "investigations.get",
             || self.investigations.get(id.0.as_bytes()).map_err(StorageError::from),
             |r| r.as_ref().map_or(0, |v| u64::from(v.is_some())),
         )?;
-        match found {
-            Some(bytes) => {
-                self.full_reads.fetch_add(1, Ordering::Relaxed);
-                Ok(Some(decode(&bytes)?))
-            }
-            None => Ok(None),
+        let Some(bytes) = found else { return Ok(None) };
+        self.full_reads.fetch_add(1, Ordering::Relaxed);
+        let mut inv: Investigation = decode(&bytes)?;
+        // A running investigation's progress lives in its head (`save_progress`).
+        if !inv.status.is_terminal()
+            && let Some(head) = self.head(id)?
+            && head.status == inv.status
+        {
+            inv.progress = head.progress;
         }
+        Ok(Some(inv))
     }
 
     fn list(&self) -> Result<Vec<Investigation>, PortError> {

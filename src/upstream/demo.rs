@@ -63,8 +63,62 @@ fn demo_batch_until(
         },
         year: q.intent.year,
     };
-    let data = generate_until(&spec, Flavour::Normal, stop)?;
-    Some(DataBatch { dataset: data.dataset, provenance: demo_provenance(fallback_reason) })
+    let content_key = format!("demo|{spec:?}");
+    let (dataset, cache_hit) = match generated::get(&spec) {
+        Some(cached) => ((*cached).clone(), true),
+        None => {
+            let dataset = generate_until(&spec, Flavour::Normal, stop)?.dataset;
+            generated::put(spec, &dataset);
+            (dataset, false)
+        }
+    };
+    let mut provenance = demo_provenance(fallback_reason);
+    provenance.cache_hit = cache_hit;
+    provenance.content_key = Some(content_key);
+    Some(DataBatch { dataset, provenance })
+}
+
+/// Demo datasets already generated. Generation is a pure function of its [`DemoSpec`] (seed,
+/// size, organs, year), so identical questions in demo mode share one generation: a copy of a
+/// dataset of 2,000 contracts costs a fraction of generating it. Bounded by entries and by
+/// records held; the oldest entry goes first.
+mod generated {
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use vigia_agents::Dataset;
+    use vigia_agents::demo::DemoSpec;
+
+    /// Most datasets kept.
+    const ENTRIES: usize = 32;
+    /// Most records kept, all datasets together; a larger dataset is not kept.
+    const RECORDS: usize = 200_000;
+
+    static CACHE: Mutex<VecDeque<(DemoSpec, Arc<Dataset>)>> = Mutex::new(VecDeque::new());
+
+    fn cache() -> std::sync::MutexGuard<'static, VecDeque<(DemoSpec, Arc<Dataset>)>> {
+        CACHE.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The dataset generated for `spec`, if kept.
+    pub fn get(spec: &DemoSpec) -> Option<Arc<Dataset>> {
+        cache().iter().find(|(s, _)| s == spec).map(|(_, d)| d.clone())
+    }
+
+    /// Keeps a dataset generated for `spec`.
+    pub fn put(spec: DemoSpec, dataset: &Dataset) {
+        if dataset.len() > RECORDS {
+            return;
+        }
+        let mut c = cache();
+        if c.iter().any(|(s, _)| *s == spec) {
+            return;
+        }
+        c.push_back((spec, Arc::new(dataset.clone())));
+        while c.len() > ENTRIES || c.iter().map(|(_, d)| d.len()).sum::<usize>() > RECORDS {
+            c.pop_front();
+        }
+    }
 }
 
 /// Sets its flag when dropped: the generation it guards stops at its next check.

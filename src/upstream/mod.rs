@@ -187,6 +187,7 @@ impl Provider {
                 records_available: Some(got.available + sanctions.len()),
                 truncated: got.truncated,
                 notes,
+                content_key: None,
             },
         })
     }

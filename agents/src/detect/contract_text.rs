@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 pub use super::text_entities::{TextEntities, entities};
-use crate::text::{for_each_word, for_each_word_bytes, is_stopword, is_stopword_bytes};
+use crate::text::{WordSet, for_each_word, for_each_word_bytes, is_stopword, is_stopword_bytes};
 
 /// Words that say what kind of purchase it is but not what is bought.
 const GENERIC: &[&str] = &[
@@ -125,6 +125,12 @@ pub const BRANDS: &[&str] = &[
 /// maker there is how the object is identified, not a restriction of competition (Lei
 /// 14.133/2021 art. 41, I, b: compatibility and standardisation). Not "reposição" alone:
 /// "REPOSIÇÃO DE ESTOQUE" restocks, and spare parts say "peças".
+/// [`BRANDS`] indexed: every word of every object text is looked up.
+pub static BRAND_SET: WordSet = WordSet::new(BRANDS);
+
+/// [`SERVES_EXISTING`] indexed.
+static SERVES_EXISTING_SET: WordSet = WordSet::new(SERVES_EXISTING);
+
 const SERVES_EXISTING: &[&str] = &[
     "manutencao",
     "manutencoes",
@@ -307,7 +313,7 @@ pub fn read(object: &str) -> TextFacts {
         // Only what the object buys counts: a maintenance clause further on (a rental "com
         // manutenção", a purchase's "garantia") does not make the purchase serve equipment in
         // place.
-        f.serves_existing |= f.specific_words < HEAD_WORDS && SERVES_EXISTING.contains(&w);
+        f.serves_existing |= f.specific_words < HEAD_WORDS && SERVES_EXISTING_SET.contains(w);
         if prev == "ou" && matches!(w, "similar" | "similares" | "equivalente" | "equivalentes" | "superior") {
             f.accepts_equivalent = true;
         }
@@ -322,7 +328,7 @@ pub fn read(object: &str) -> TextFacts {
                 f.specific_words += 1;
             }
         }
-        if BRANDS.contains(&w) && !f.brands.iter().any(|b| b == w) {
+        if BRAND_SET.contains(w) && !f.brands.iter().any(|b| b == w) {
             f.brands.push(w.to_string());
         }
         // "DEDICAÇÃO EXCLUSIVA DE MÃO DE OBRA" is a way of staffing a service, not a brand.

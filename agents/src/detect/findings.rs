@@ -53,12 +53,7 @@ impl FindingsCache {
         params: &DetectionParams,
         compute: impl FnOnce() -> Result<Vec<Anomaly>, AnalysisError>,
     ) -> Result<Arc<Vec<Anomaly>>, AnalysisError> {
-        let key = format!(
-            "{name}|{}|{}|{:?}",
-            params.sensitivity.to_bits(),
-            params.confidence_threshold.to_bits(),
-            params.anomaly_types
-        );
+        let key = format!("{name}|{}", params.cache_key());
         let slot = self.slots.lock().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().clone();
         let mut entry = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(found) = entry.as_ref() {

@@ -2,7 +2,7 @@
 //! [`super::contract_text::BRANDS`] and laws or decrees by number. One pass over the bytes for
 //! CNPJs and amounts, one over the words for brands and laws.
 
-use super::contract_text::BRANDS;
+use super::contract_text::BRAND_SET;
 use crate::text::for_each_word;
 
 /// Entities named in a text: CNPJs (formatted or 14 digits), money amounts (`R$ ...`), brands
@@ -57,7 +57,7 @@ pub fn entities(text: &str) -> TextEntities {
     let mut prev = String::new();
     let mut pending: Option<usize> = None;
     for_each_word(text, |w| {
-        if BRANDS.contains(&w) && !e.brands.iter().any(|b| b == w) {
+        if BRAND_SET.contains(w) && !e.brands.iter().any(|b| b == w) {
             e.brands.push(w.to_string());
         }
         let numeric = w.bytes().all(|b| b.is_ascii_digit());

@@ -26,4 +26,9 @@ impl DetectionParams {
     pub fn wants(&self, kind: AnomalyType) -> bool {
         self.anomaly_types.as_ref().is_none_or(|t| t.contains(&kind))
     }
+
+    /// The parameters as a cache key: equal keys, equal parameters (floats by their bits).
+    pub fn cache_key(&self) -> String {
+        format!("{}|{}|{:?}", self.sensitivity.to_bits(), self.confidence_threshold.to_bits(), self.anomaly_types)
+    }
 }

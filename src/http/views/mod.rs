@@ -179,6 +179,7 @@ pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<Investigatio
             source: r.provenance.source.clone(),
             demo_mode: demo,
             agents_used: r.agents_used.clone(),
+            agents_cached: r.agents_cached.clone(),
             agents_failed: r
                 .agents_failed
                 .iter()

@@ -149,6 +149,9 @@ bilingual! {
         agents_used / agentes_utilizados: Vec<String> => Vec<String>,
         /// Agents that failed.
         agents_failed / agentes_falharam: Vec<FailedAgent> => Vec<FailedAgent>,
+        /// Agents whose output came from an identical analysis moments before (same records,
+        /// agent and parameters) instead of a new run.
+        agents_cached / agentes_em_cache: Vec<String> => Vec<String>,
         /// Why the demo data stood in, if it did.
         fallback_reason / motivo_fallback: Option<String> => Option<String>,
         /// completed, or completed_fallback when the upstream failed and demo data stood in.

@@ -1,0 +1,129 @@
+//! Agent outputs of recent analyses, kept by what determines them: the dataset's content (a
+//! SHA-256 of its records), the agent and the detection parameters. An agent's output is a
+//! pure function of those (anomaly ids are derived from the data, outputs carry no clock), so
+//! an investigation over data another one analysed moments ago takes that agent's output
+//! instead of running it again: the spec's in-memory cache tier (five minutes by default,
+//! `agents.analysis_cache_ttl_secs`, 0 turns it off). Bounded by entries and by the anomalies
+//! held, so a million-record analysis never sits here.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use vigia_agents::{AgentId, AgentOutput, Dataset, DetectionParams};
+
+/// Most outputs kept.
+const ENTRIES: usize = 512;
+/// Most anomalies kept, all outputs together; a larger output is not kept.
+const ANOMALIES: usize = 50_000;
+
+/// What an agent's output depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    data: [u8; 32],
+    agent: AgentId,
+    params: String,
+}
+
+/// The content hash of a dataset (its records as the engine sees them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fingerprint([u8; 32]);
+
+impl Fingerprint {
+    /// Hashes every record of `ds` (streamed into the hash, never held as text).
+    pub fn of(ds: &Dataset) -> Option<Self> {
+        struct Hashing(Sha256);
+        impl Write for Hashing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.update(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hashing(Sha256::new());
+        serde_json::to_writer(&mut h, ds).ok()?;
+        Some(Fingerprint(h.0.finalize().into()))
+    }
+
+    /// The hash of records named exactly by `key` (see `Provenance::content_key`) once
+    /// `filters` (anything serialisable that narrowed them) were applied.
+    pub fn of_key(key: &str, filters: &impl serde::Serialize) -> Option<Self> {
+        let mut h = Sha256::new();
+        h.update(key.as_bytes());
+        h.update(b"|");
+        h.update(serde_json::to_vec(filters).ok()?);
+        Some(Fingerprint(h.finalize().into()))
+    }
+}
+
+/// Recent agent outputs.
+pub(crate) struct AnalysisCache {
+    ttl: Duration,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    map: HashMap<Key, (Instant, Arc<AgentOutput>)>,
+    order: VecDeque<Key>,
+    anomalies: usize,
+}
+
+impl AnalysisCache {
+    /// A cache keeping outputs for `ttl` (zero keeps nothing).
+    pub fn new(ttl: Duration) -> Self {
+        AnalysisCache { ttl, inner: Mutex::default() }
+    }
+
+    fn key(data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Key {
+        Key { data: data.0, agent, params: params.cache_key() }
+    }
+
+    /// The output `agent` gave over the same data and parameters within the time to live.
+    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<AgentOutput>> {
+        if self.ttl.is_zero() {
+            return None;
+        }
+        let key = Self::key(data, agent, params);
+        let found = {
+            let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+            inner.map.get(&key).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, out)| out.clone())
+        };
+        metrics::counter!("vigia_analysis_cache_total", "result" => if found.is_some() { "hit" } else { "miss" })
+            .increment(1);
+        found
+    }
+
+    /// Keeps `out`, the output of `agent` over the data and parameters, dropping the oldest
+    /// and the expired outputs beyond the bounds.
+    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &AgentOutput) {
+        if self.ttl.is_zero() || out.anomalies.len() > ANOMALIES / 10 {
+            return;
+        }
+        let key = Self::key(data, agent, params);
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(old) = inner.map.insert(key.clone(), (Instant::now(), Arc::new(out.clone()))) {
+            inner.anomalies -= old.1.anomalies.len();
+            inner.order.retain(|k| *k != key);
+        }
+        inner.anomalies += out.anomalies.len();
+        inner.order.push_back(key);
+        while inner.order.len() > ENTRIES
+            || inner.anomalies > ANOMALIES
+            || inner.order.front().is_some_and(|k| inner.map.get(k).is_none_or(|(at, _)| at.elapsed() >= self.ttl))
+        {
+            let Some(oldest) = inner.order.pop_front() else { break };
+            if let Some((_, out)) = inner.map.remove(&oldest) {
+                inner.anomalies -= out.anomalies.len();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "analysis_cache_tests.rs"]
+mod tests;

@@ -1,0 +1,67 @@
+//! Tests of the analysis cache: keys, time to live and bounds.
+
+use super::*;
+use vigia_agents::demo::{DemoSpec, generate};
+
+fn data(seed: u64) -> Dataset {
+    generate(&DemoSpec { seed, contracts: 60, ..DemoSpec::default() }).dataset
+}
+
+fn output(anomalies: usize) -> AgentOutput {
+    let ds = data(1);
+    let found = vigia_agents::engine::analyse(&ds, &DetectionParams::default(), &vigia_agents::CancelFlag::new())
+        .map(|(a, _)| a)
+        .unwrap_or_default();
+    let anomalies = found.into_iter().cycle().take(anomalies).collect();
+    AgentOutput { anomalies, ..AgentOutput::default() }
+}
+
+#[test]
+fn equal_datasets_have_equal_fingerprints_and_different_ones_do_not() {
+    assert_eq!(Fingerprint::of(&data(7)), Fingerprint::of(&data(7)));
+    assert_ne!(Fingerprint::of(&data(7)), Fingerprint::of(&data(8)));
+}
+
+#[test]
+fn an_output_is_served_for_the_same_data_agent_and_parameters_only() {
+    let cache = AnalysisCache::new(Duration::from_secs(60));
+    let (a, b) = (Fingerprint::of(&data(7)).unwrap(), Fingerprint::of(&data(8)).unwrap());
+    let p = DetectionParams::default();
+    cache.put(a, AgentId::Zumbi, &p, &output(3));
+    assert_eq!(cache.get(a, AgentId::Zumbi, &p).map(|o| o.anomalies.len()), Some(3));
+    assert!(cache.get(b, AgentId::Zumbi, &p).is_none(), "other data");
+    assert!(cache.get(a, AgentId::Anita, &p).is_none(), "other agent");
+    let stricter = DetectionParams { confidence_threshold: 0.9, ..DetectionParams::default() };
+    assert!(cache.get(a, AgentId::Zumbi, &stricter).is_none(), "other parameters");
+}
+
+#[test]
+fn a_zero_time_to_live_keeps_nothing_and_an_expired_output_is_not_served() {
+    let p = DetectionParams::default();
+    let fp = Fingerprint::of(&data(7)).unwrap();
+    let off = AnalysisCache::new(Duration::ZERO);
+    off.put(fp, AgentId::Zumbi, &p, &output(1));
+    assert!(off.get(fp, AgentId::Zumbi, &p).is_none());
+    let short = AnalysisCache::new(Duration::from_millis(20));
+    short.put(fp, AgentId::Zumbi, &p, &output(1));
+    std::thread::sleep(Duration::from_millis(40));
+    assert!(short.get(fp, AgentId::Zumbi, &p).is_none());
+}
+
+#[test]
+fn the_cache_holds_at_most_its_anomaly_budget_dropping_the_oldest() {
+    let cache = AnalysisCache::new(Duration::from_secs(60));
+    let p = DetectionParams::default();
+    let big = output(ANOMALIES / 10);
+    let fps: Vec<Fingerprint> = (0..12).map(|s| Fingerprint::of(&data(100 + s)).unwrap()).collect();
+    for fp in &fps {
+        cache.put(*fp, AgentId::Zumbi, &p, &big);
+    }
+    assert!(cache.get(fps[0], AgentId::Zumbi, &p).is_none(), "the oldest went first");
+    assert!(cache.get(fps[11], AgentId::Zumbi, &p).is_some());
+    let held = cache.inner.lock().unwrap().anomalies;
+    assert!(held <= ANOMALIES, "{held}");
+    let too_big = output(ANOMALIES / 10 + 1);
+    cache.put(fps[0], AgentId::Anita, &p, &too_big);
+    assert!(cache.get(fps[0], AgentId::Anita, &p).is_none(), "an output over a tenth of the budget is not kept");
+}
