@@ -8,6 +8,7 @@
 //!     └── AgentHost<id>  spawned on first use (linked), reaped after idle time
 //! ```
 
+pub mod activity;
 pub mod calls;
 mod direct;
 mod driver;
@@ -18,6 +19,7 @@ mod lease;
 pub mod memory;
 mod orchestrator;
 mod pool;
+mod pool_state;
 pub mod reports;
 pub mod run_times;
 pub mod work;
@@ -92,6 +94,7 @@ pub struct RuntimeHandle {
     run_times: Arc<run_times::RunTimes>,
     calls: Arc<calls::AgentCalls>,
     analysis_timeout: Duration,
+    events: activity::PoolEvents,
 }
 
 /// Everything the runtime is built from.
@@ -167,7 +170,9 @@ impl RuntimeHandle {
             max_failures: deps.agents.max_failures,
             failure_window: Duration::from_secs_f64(deps.agents.failure_window_secs),
             unavailable_for: Duration::from_secs_f64(deps.agents.unavailable_secs),
+            events: activity::PoolEvents::default(),
         };
+        let events = args.events.clone();
         let (pool, _) = Actor::spawn(None, AgentPool, args).await?;
         let hub = EventHub::default();
         let store = deps.store.clone();
@@ -186,7 +191,17 @@ impl RuntimeHandle {
             implemented: pool::implemented(&deps.factory),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
-        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times, calls, analysis_timeout })
+        Ok(RuntimeHandle {
+            pool,
+            orchestrator,
+            hub,
+            factory: deps.factory,
+            store,
+            run_times,
+            calls,
+            analysis_timeout,
+            events,
+        })
     }
 
     /// Starts running an investigation already saved as `processing`. `false` when the
@@ -234,6 +249,12 @@ impl RuntimeHandle {
     /// Live events of an investigation.
     pub fn subscribe(&self, id: InvestigationId) -> events::Subscription {
         self.hub.subscribe(id)
+    }
+
+    /// The pool's activity from now on: loads, unloads (with why) and analyses started and
+    /// finished, each as it happens. A receiver that falls behind gets `RecvError::Lagged`.
+    pub fn pool_events(&self) -> tokio::sync::broadcast::Receiver<activity::PoolEvent> {
+        self.events.subscribe()
     }
 
     /// Loads an agent (spawns its actor) if it is not loaded.

@@ -362,3 +362,5 @@ async fn an_agent_reports_the_memory_its_running_analysis_holds_and_unloading_fr
     assert!(forced.freed_memory_mb >= 8.0, "{forced:?}");
     finished(&store, inv.id).await;
 }
+
+mod activity;
