@@ -375,3 +375,19 @@ impl ShutdownSignal {
 
 #[cfg(test)]
 mod tests;
+
+/// The engine's findings over demo data (seed 7, 2,000 contracts), for tests that need real
+/// anomalies.
+#[cfg(test)]
+pub(crate) fn demo_findings() -> Vec<vigia_agents::Anomaly> {
+    let data = vigia_agents::demo::generate(&vigia_agents::demo::DemoSpec {
+        seed: 7,
+        contracts: 2_000,
+        organ_codes: Vec::new(),
+        year: None,
+    });
+    let params = DetectionParams::default();
+    vigia_agents::engine::analyse(&data.dataset, &params, &CancelFlag::new())
+        .map(|(found, _)| found)
+        .unwrap_or_default()
+}

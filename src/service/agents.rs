@@ -124,7 +124,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// One agent's state for `/api/v1/agents/status`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AgentState {
     /// Id.
     pub agent: String,

@@ -11,7 +11,7 @@ use crate::service::InvestigationService;
 use crate::service::investigations::ListQuery;
 
 /// One example operation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Example {
     /// Short name.
     pub name: &'static str,

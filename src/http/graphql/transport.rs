@@ -30,8 +30,8 @@ static CACHE_HEADER: HeaderName = HeaderName::from_static("x-graphql-cache");
 /// `/graphql`, GET and POST.
 #[utoipa::path(method(get, post), path = "/graphql", tag = "graphql",
     params(("query" = Option<String>, Query, description = "GET: the operation"), ("variables" = Option<String>, Query, description = "GET: its variables as JSON")),
-    request_body(content = Object, description = "`{query, variables, operationName, extensions}`; a WebSocket upgrade (graphql-transport-ws or graphql-ws) on GET runs subscriptions", content_type = "application/json"),
-    responses((status = 200, description = "`{data, errors}`; every error carries `extensions.code` with the REST code", content((Object = "application/json"))),
+    request_body(content = GraphqlRequest, description = "`{query, variables, operationName, extensions}`; a WebSocket upgrade (graphql-transport-ws or graphql-ws) on GET runs subscriptions", content_type = "application/json"),
+    responses((status = 200, description = "`{data, errors}`; every error carries `extensions.code` with the REST code", body = GraphqlAnswer),
         (status = 101, description = "WebSocket upgrade for subscriptions"), (status = 429, description = "RATE_LIMIT_EXCEEDED")),
     security((), ("bearer_jwt" = []), ("api_key" = [])))]
 pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<Gql>>, req: Request) -> Response {
@@ -77,6 +77,68 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
     }
     resp
 }
+
+/// A GraphQL request as the document shows it (async-graphql's `Request` reads it).
+#[derive(utoipa::ToSchema)]
+#[schema(as = GraphqlRequest)]
+#[allow(dead_code)] // documents the body: async-graphql's own type reads it
+struct GraphqlRequest {
+    /// The document (absent with a persisted query's hash).
+    query: Option<String>,
+    /// Its variables: whatever the operation declares.
+    variables: Option<Object>,
+    /// Which operation of the document to run.
+    #[schema(rename = "operationName")]
+    operation_name: Option<String>,
+    /// `{persistedQuery: {version: 1, sha256Hash}}` (Apollo's protocol) and the like.
+    extensions: Option<Object>,
+}
+
+/// A GraphQL answer as the document shows it (async-graphql's `Response` writes it).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlAnswer {
+    /// The selection asked for, shaped like the query; null when it could not run.
+    data: Option<Object>,
+    /// What went wrong, if anything.
+    errors: Option<Vec<GraphqlErrorDoc>>,
+}
+
+/// One error of a GraphQL answer.
+#[derive(utoipa::ToSchema)]
+#[schema(as = GraphqlError)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlErrorDoc {
+    /// What went wrong.
+    message: String,
+    /// Where in the document, when it is about the document.
+    locations: Option<Vec<GraphqlLocation>>,
+    /// The field's path in `data`: names and list indices.
+    path: Option<Vec<serde_json::Value>>,
+    /// The REST code and its details.
+    extensions: Option<GraphqlErrorExtensions>,
+}
+
+/// `{line, column}` in the document.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlLocation {
+    line: usize,
+    column: usize,
+}
+
+/// `{code, details?}` of an error.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlErrorExtensions {
+    /// The REST code (`UNAUTHORIZED`, `VALIDATION_ERROR`, ...).
+    code: String,
+    /// The REST error's details, when it has any.
+    details: Option<Object>,
+}
+
+/// A JSON object of any shape.
+type Object = serde_json::Map<String, serde_json::Value>;
 
 /// The first refusal among an answer's errors (no or bad credentials, no permission), which
 /// the audit trail records as it records REST's 401 and 403.
