@@ -4,6 +4,7 @@
 //! the example operations as listed. Subscriptions over both WebSocket protocols are in
 //! [`ws`].
 
+mod audit;
 mod limits;
 mod ws;
 

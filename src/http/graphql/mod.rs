@@ -9,6 +9,7 @@
 //!   [`activity`]: the types.
 //! - [`transport`]: the one handler of `/graphql` (caller, persisted queries, cache, limits).
 //! - [`cache`]: the anonymous-answer cache and the persisted queries.
+//! - [`refusals`]: error codes, and refusals on subscription connections in the audit trail.
 //! - [`pages`]: playground, health and examples.
 
 mod activity;
@@ -18,6 +19,7 @@ mod inputs;
 mod mutation;
 mod pages;
 mod query;
+mod refusals;
 pub mod schema;
 mod subscription;
 mod transport;

@@ -28,12 +28,12 @@ pub async fn connect(app: &TestApp, protocol: &str, token: Option<&str>) -> Ws {
     ws
 }
 
-async fn send(ws: &mut Ws, v: Value) {
+pub async fn send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
 /// The next JSON message other than keep-alives; `None` at the end or after 60 s.
-async fn next(ws: &mut Ws) -> Option<Value> {
+pub async fn next(ws: &mut Ws) -> Option<Value> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
         if let Message::Text(t) = msg {
@@ -78,7 +78,7 @@ pub async fn subscribe(
     panic!("no complete: {out:?}");
 }
 
-const UPDATES: &str = "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress currentPhase anomaliesFound } }";
+pub const UPDATES: &str = "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress currentPhase anomaliesFound } }";
 
 #[tokio::test]
 async fn investigation_updates_arrive_until_completion_over_both_protocols() {
