@@ -10,7 +10,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use vigia_agents::Anomaly;
-#[allow(unused_imports)] // named by the `value_type`s below, for the document
 use vigia_agents::model::anomaly::{DataPoint, EntityRef, Factor, StatisticalEvidence};
 
 use super::bilingual::Rename;
