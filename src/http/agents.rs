@@ -107,13 +107,29 @@ pub struct AgentsStatus {
     /// Agents loaded now.
     pub loaded: usize,
     /// Each agent: id, name, role, implemented, loaded, in flight, memory, calls, failures, latency.
-    #[schema(value_type = Vec<Object>)]
     pub agents: Vec<AgentState>,
+}
+
+/// The body of `/api/v1/anomalies/detect` as the document shows it. The handler reads the body
+/// as JSON and takes these fields from it, because the records may also come alone.
+#[derive(ToSchema)]
+#[allow(dead_code)] // documents the body; `detect` reads it field by field
+struct DetectRequest {
+    /// The records (also `registros`): the portal's records of any kind the engine reads
+    /// (contracts, expenses, agreements, ...), each recognised by its fields; or an object
+    /// keyed by kind (`{contratos: [...], despesas: [...]}`).
+    records: Vec<serde_json::Map<String, Value>>,
+    /// 0 to 1: higher flags more.
+    sensitivity: Option<f64>,
+    /// Findings below this confidence are left out.
+    confidence_threshold: Option<f64>,
+    /// Only these types.
+    anomaly_types: Option<Vec<vigia_agents::AnomalyType>>,
 }
 
 /// `{records: [...], sensitivity?, anomaly_types?}`, or the records alone (an array, or an
 /// upstream page).
-#[utoipa::path(post, path = "/api/v1/anomalies/detect", tag = "agents", request_body(content = Object, description = "`{records: [...], sensitivity?, confidence_threshold?, anomaly_types?}`, or the records alone (an array, or an upstream page)"), 
+#[utoipa::path(post, path = "/api/v1/anomalies/detect", tag = "agents", request_body(content = DetectRequest, description = "`{records: [...], sensitivity?, confidence_threshold?, anomaly_types?}`, or the records alone (an array, or an upstream page)"),
     responses(
         (status = 200, description = "Anomalies found in the records", body = DetectAnswer),
         (status = 400, description = "VALIDATION_ERROR"),

@@ -198,7 +198,7 @@ async fn me(State(st): State<AppState>, AuthUser(who): AuthUser) -> ApiResult {
 
 /// The public keys that verify access tokens (RFC 7517).
 #[utoipa::path(get, path = "/.well-known/jwks.json", tag = "auth", responses(
-    (status = 200, description = "JSON Web Key Set `{keys: [...]}`", body = Object),
+    (status = 200, description = "JSON Web Key Set `{keys: [...]}`", body = super::auth_views::JwkSetView),
 ))]
 async fn jwks(State(st): State<AppState>) -> Response {
     Json(st.services.auth.jwks()).into_response()

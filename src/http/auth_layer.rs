@@ -81,11 +81,8 @@ pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Ne
         .map(|p| p.0.code)
         .or_else(|| resp.extensions().get::<RefusedInBody>().map(|r| r.0));
     let principal = caller.principal();
-    let (action, outcome) = match code {
-        Some(ErrorCode::Unauthorized | ErrorCode::TokenInvalid | ErrorCode::TokenExpired) => {
-            ("unauthorized_access", Outcome::Failure)
-        }
-        Some(ErrorCode::InsufficientPermissions) => ("forbidden_access", Outcome::Denied),
+    let (action, outcome) = match code.and_then(refusal_action) {
+        Some(refused) => refused,
         _ if is_admin_change(&method, &path) && principal.is_some_and(Principal::is_admin) => {
             ("admin_action", if resp.status().is_success() { Outcome::Success } else { Outcome::Failure })
         }
@@ -101,6 +98,18 @@ pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Ne
     }
     st.services.audit.record(entry);
     resp
+}
+
+/// The audit action and outcome of a refusal with `code`: no or bad credentials, or no
+/// permission (REST's 401 and 403, and GraphQL's errors with those codes); `None` otherwise.
+pub(crate) fn refusal_action(code: ErrorCode) -> Option<(&'static str, Outcome)> {
+    match code {
+        ErrorCode::Unauthorized | ErrorCode::TokenInvalid | ErrorCode::TokenExpired => {
+            Some(("unauthorized_access", Outcome::Failure))
+        }
+        ErrorCode::InsufficientPermissions => Some(("forbidden_access", Outcome::Denied)),
+        _ => None,
+    }
 }
 
 /// Requests that change something through the admin surface (reads are not audited).

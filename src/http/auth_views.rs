@@ -161,3 +161,31 @@ pub fn session_view(s: &Session, current: Option<uuid::Uuid>) -> SessionView {
         atual: Some(s.id) == current,
     }
 }
+
+/// The JSON Web Key Set of `/.well-known/jwks.json` (RFC 7517), as the document shows it
+/// (jsonwebtoken's `JwkSet` writes it).
+#[derive(ToSchema)]
+#[allow(dead_code)] // documents the answer: jsonwebtoken's own type writes it
+pub struct JwkSetView {
+    /// The keys that verify access tokens (one: the service's RSA key).
+    keys: Vec<JwkView>,
+}
+
+/// One public key.
+#[derive(ToSchema)]
+#[allow(dead_code)] // documents the answer: jsonwebtoken's own type writes it
+struct JwkView {
+    /// `sig`.
+    #[schema(rename = "use")]
+    use_: String,
+    /// `RS256`.
+    alg: String,
+    /// The key's id (its SHA-256 thumbprint), the `kid` of the tokens it signs.
+    kid: String,
+    /// `RSA`.
+    kty: String,
+    /// Modulus, base64url.
+    n: String,
+    /// Exponent, base64url.
+    e: String,
+}

@@ -25,7 +25,7 @@ pub fn router() -> ApiRouter {
         (status = 200, description = "The report as Markdown (default), HTML or JSON (`{markdown, html, ...}`)", content(
             (String = "text/markdown"),
             (String = "text/html"),
-            (Object = "application/json"),
+            (vigia_agents::agents::tiradentes::Report = "application/json"),
         )),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 403, description = "PERMISSOES_INSUFICIENTES"),

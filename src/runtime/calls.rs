@@ -11,7 +11,7 @@ use serde::Serialize;
 use vigia_agents::AgentId;
 
 /// What one agent has done since the process started.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct CallStats {
     /// Analyses asked of it.
     pub calls: u64,
@@ -22,6 +22,7 @@ pub struct CallStats {
     /// Slowest finished analysis, milliseconds.
     pub max_latency_ms: f64,
     /// When it last finished an analysis.
+    #[schema(value_type = Option<String>, format = DateTime)]
     pub last_active: Option<DateTime<Utc>>,
     #[serde(skip)]
     total_ms: f64,

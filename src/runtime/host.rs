@@ -6,11 +6,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
+use chrono::Utc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use vigia_agents::{
     Agent, AgentId, AgentOutput, AnalysisContext, AnalysisError, CancelFlag, Dataset, DetectionParams, FindingsCache,
 };
 
+use super::activity::{PoolEvent, PoolEvents};
 use super::memory;
 
 /// Builds agents from ids; tests inject their own (e.g. an agent that panics).
@@ -79,11 +81,14 @@ pub(crate) struct HostArgs {
     pub id: AgentId,
     pub factory: AgentFactory,
     pub shared: Arc<HostShared>,
+    /// Where analyses starting and finishing are told.
+    pub events: PoolEvents,
 }
 
 pub(crate) struct HostState {
     agent: Arc<dyn Agent>,
     shared: Arc<HostShared>,
+    events: PoolEvents,
     running: HashMap<u64, CancelFlag>,
     next_job: u64,
 }
@@ -99,7 +104,7 @@ impl Actor for AgentHost {
         let (agent, bytes) = memory::measure(|| (args.factory)(args.id).map(Arc::<dyn Agent>::from));
         let agent = agent.ok_or_else(|| format!("agent {} has no analysis implemented", args.id))?;
         args.shared.memory_bytes.store(bytes.max(0), Ordering::Relaxed);
-        Ok(HostState { agent, shared: args.shared, running: HashMap::new(), next_job: 0 })
+        Ok(HostState { agent, shared: args.shared, events: args.events, running: HashMap::new(), next_job: 0 })
     }
 
     async fn handle(&self, me: ActorRef<HostMsg>, msg: HostMsg, st: &mut HostState) -> Result<(), ActorProcessingErr> {
@@ -108,12 +113,18 @@ impl Actor for AgentHost {
                 st.next_job += 1;
                 let job_id = st.next_job;
                 st.running.insert(job_id, job.cancel.clone());
-                st.shared.in_flight.fetch_add(1, Ordering::AcqRel);
+                let in_flight = st.shared.in_flight.fetch_add(1, Ordering::AcqRel) + 1;
                 let agent = st.agent.clone();
+                let id = agent.id();
                 let shared = st.shared.clone();
+                let events = st.events.clone();
+                let memory_mb = memory::to_mb(shared.held_bytes());
+                events.send(PoolEvent::AnalysisStarted { agent: id, in_flight, memory_mb, at: Utc::now() });
+                let started = std::time::Instant::now();
                 tokio::spawn(async move {
+                    let on_thread = shared.clone();
                     let run = super::work::spawn_blocking(move || {
-                        let working = WorkingSet::new(&shared);
+                        let working = WorkingSet::new(&on_thread);
                         let progress = |f: f32| {
                             working.publish();
                             (job.progress)(f)
@@ -138,6 +149,16 @@ impl Actor for AgentHost {
                             (Err(JobFailure::Panicked(text.clone())), Some(text))
                         }
                     };
+                    // Told before the caller hears the answer, so a subscriber sees the end of
+                    // an analysis before anything its caller does next (an unload, say).
+                    events.send(PoolEvent::AnalysisFinished {
+                        agent: id,
+                        error: result.as_ref().err().map(ToString::to_string),
+                        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                        in_flight: shared.in_flight.load(Ordering::Acquire).saturating_sub(1),
+                        memory_mb: memory::to_mb(shared.held_bytes()),
+                        at: Utc::now(),
+                    });
                     let _ = reply.send(result);
                     let _ = me.cast(HostMsg::JobDone { job: job_id, panic });
                 });

@@ -8,6 +8,7 @@
 //!     └── AgentHost<id>  spawned on first use (linked), reaped after idle time
 //! ```
 
+pub mod activity;
 mod analysis_cache;
 pub mod calls;
 mod direct;
@@ -19,6 +20,7 @@ mod lease;
 pub mod memory;
 mod orchestrator;
 mod pool;
+mod pool_state;
 pub mod reports;
 pub mod run_times;
 pub mod work;
@@ -93,6 +95,7 @@ pub struct RuntimeHandle {
     run_times: Arc<run_times::RunTimes>,
     calls: Arc<calls::AgentCalls>,
     analysis_timeout: Duration,
+    events: activity::PoolEvents,
 }
 
 /// Everything the runtime is built from.
@@ -168,7 +171,9 @@ impl RuntimeHandle {
             max_failures: deps.agents.max_failures,
             failure_window: Duration::from_secs_f64(deps.agents.failure_window_secs),
             unavailable_for: Duration::from_secs_f64(deps.agents.unavailable_secs),
+            events: activity::PoolEvents::default(),
         };
+        let events = args.events.clone();
         let (pool, _) = Actor::spawn(None, AgentPool, args).await?;
         let hub = EventHub::default();
         let store = deps.store.clone();
@@ -190,7 +195,17 @@ impl RuntimeHandle {
             ))),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
-        Ok(RuntimeHandle { pool, orchestrator, hub, factory: deps.factory, store, run_times, calls, analysis_timeout })
+        Ok(RuntimeHandle {
+            pool,
+            orchestrator,
+            hub,
+            factory: deps.factory,
+            store,
+            run_times,
+            calls,
+            analysis_timeout,
+            events,
+        })
     }
 
     /// Starts running an investigation already saved as `processing`. `false` when the
@@ -238,6 +253,12 @@ impl RuntimeHandle {
     /// Live events of an investigation.
     pub fn subscribe(&self, id: InvestigationId) -> events::Subscription {
         self.hub.subscribe(id)
+    }
+
+    /// The pool's activity from now on: loads, unloads (with why) and analyses started and
+    /// finished, each as it happens. A receiver that falls behind gets `RecvError::Lagged`.
+    pub fn pool_events(&self) -> tokio::sync::broadcast::Receiver<activity::PoolEvent> {
+        self.events.subscribe()
     }
 
     /// Loads an agent (spawns its actor) if it is not loaded.
@@ -358,3 +379,19 @@ impl ShutdownSignal {
 
 #[cfg(test)]
 mod tests;
+
+/// The engine's findings over demo data (seed 7, 2,000 contracts), for tests that need real
+/// anomalies.
+#[cfg(test)]
+pub(crate) fn demo_findings() -> Vec<vigia_agents::Anomaly> {
+    let data = vigia_agents::demo::generate(&vigia_agents::demo::DemoSpec {
+        seed: 7,
+        contracts: 2_000,
+        organ_codes: Vec::new(),
+        year: None,
+    });
+    let params = DetectionParams::default();
+    vigia_agents::engine::analyse(&data.dataset, &params, &CancelFlag::new())
+        .map(|(found, _)| found)
+        .unwrap_or_default()
+}

@@ -284,15 +284,7 @@ async fn an_investigation_over_demo_data_completes_with_sequenced_events() {
 
 /// An anomaly the engine finds in demo data.
 fn some_anomaly() -> vigia_agents::Anomaly {
-    let data = vigia_agents::demo::generate(&vigia_agents::demo::DemoSpec {
-        seed: 7,
-        contracts: 2_000,
-        organ_codes: Vec::new(),
-        year: None,
-    });
-    let params = vigia_agents::DetectionParams::default();
-    let (found, _) = vigia_agents::engine::analyse(&data.dataset, &params, &vigia_agents::CancelFlag::new()).unwrap();
-    found.into_iter().next().expect("demo data has findings")
+    demo_findings().into_iter().next().expect("demo data has findings")
 }
 
 #[tokio::test]
@@ -362,3 +354,5 @@ async fn an_agent_reports_the_memory_its_running_analysis_holds_and_unloading_fr
     assert!(forced.freed_memory_mb >= 8.0, "{forced:?}");
     finished(&store, inv.id).await;
 }
+
+mod activity;

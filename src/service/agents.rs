@@ -124,7 +124,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// One agent's state for `/api/v1/agents/status`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AgentState {
     /// Id.
     pub agent: String,
@@ -289,23 +289,46 @@ impl AgentService {
             .iter()
             .map(|&id| {
                 let memory = pool.agents.iter().find(|m| m.name == id.as_str());
-                AgentState {
-                    agent: id.as_str().into(),
-                    name: id.display_name().into(),
-                    role: id.role().into(),
-                    implemented: pool.implemented_agents.iter().any(|a| a == id.as_str()),
-                    loaded: pool.loaded_agents.iter().any(|a| a == id.as_str()),
-                    in_flight: memory.map_or(0, |m| m.in_flight),
-                    memory_mb: memory.map(|m| m.memory_mb),
-                    unavailable_for_secs: pool
-                        .unavailable_agents
-                        .iter()
-                        .find(|(a, _)| a == id.as_str())
-                        .map(|(_, s)| *s),
-                    stats: self.runtime.call_stats(id),
-                }
+                let mut state = self.state_of(
+                    id,
+                    pool.implemented_agents.iter().any(|a| a == id.as_str()),
+                    pool.loaded_agents.iter().any(|a| a == id.as_str()),
+                    memory.map_or(0, |m| m.in_flight),
+                    memory.map(|m| m.memory_mb),
+                );
+                state.unavailable_for_secs =
+                    pool.unavailable_agents.iter().find(|(a, _)| a == id.as_str()).map(|(_, s)| *s);
+                state
             })
             .collect())
+    }
+
+    /// One agent's state from figures the caller has (a pool status, or an activity event):
+    /// its identity and call statistics added; no cool-down.
+    pub(super) fn state_of(
+        &self,
+        id: AgentId,
+        implemented: bool,
+        loaded: bool,
+        in_flight: usize,
+        memory_mb: Option<f64>,
+    ) -> AgentState {
+        AgentState {
+            agent: id.as_str().into(),
+            name: id.display_name().into(),
+            role: id.role().into(),
+            implemented,
+            loaded,
+            in_flight,
+            memory_mb,
+            unavailable_for_secs: None,
+            stats: self.runtime.call_stats(id),
+        }
+    }
+
+    /// The runtime's pool activity from now on (see `agent_activity.rs`).
+    pub(super) fn pool_events(&self) -> tokio::sync::broadcast::Receiver<crate::runtime::activity::PoolEvent> {
+        self.runtime.pool_events()
     }
 
     fn cached(&self, key: &str) -> Option<AgentAnswer> {

@@ -4,6 +4,7 @@
 //! the example operations as listed. Subscriptions over both WebSocket protocols are in
 //! [`ws`].
 
+mod audit;
 mod limits;
 mod ws;
 
@@ -249,6 +250,10 @@ async fn the_example_operations_run_as_listed() {
                 if e["name"] == "investigationUpdates" {
                     let msgs = ws::subscribe(&app, "graphql-transport-ws", Some(t), query, vars).await;
                     assert!(!msgs.is_empty(), "{e}");
+                } else {
+                    // agentActivity never completes: its first item is a snapshot.
+                    let mut sub = ws::start(&app, "graphql-transport-ws", Some(t), query, vars).await;
+                    assert_eq!(ws::activity(&mut sub).await["kind"], "SNAPSHOT", "{e}");
                 }
             }
             _ => {

@@ -12,6 +12,7 @@ use self::conform::{conforms, refs, resolve};
 use crate::helpers::spawn_app;
 
 mod answers;
+mod bare;
 mod conform;
 
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

@@ -11,7 +11,7 @@ use crate::service::InvestigationService;
 use crate::service::investigations::ListQuery;
 
 /// One example operation.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Example {
     /// Short name.
     pub name: &'static str,
@@ -55,7 +55,7 @@ const CANCEL: &str = "mutation Cancel($id: ID!) { cancelInvestigation(id: $id) {
 const UPDATES: &str = "subscription Updates($id: ID!) {
   investigationUpdates(investigationId: $id) { id status progress anomaliesFound completedAt }
 }";
-const ACTIVITY: &str = "subscription Activity { agentActivity { agentName loaded inFlight totalTasks lastActive } }";
+const ACTIVITY: &str = "subscription Activity { agentActivity { kind reason ok durationMs agent { agentName loaded inFlight totalTasks } } }";
 
 /// The examples for `viewer`.
 pub fn list(investigations: &InvestigationService, viewer: Option<&Principal>) -> Result<Vec<Example>> {

@@ -5,17 +5,21 @@
 //! the binary), `/graphql/health` and `/graphql/examples`.
 //!
 //! - [`schema`]: building the schema with its limits; the caller and errors of resolvers.
-//! - [`query`], [`mutation`], [`subscription`]: the roots; [`types`], [`inputs`]: the types.
+//! - [`query`], [`mutation`], [`subscription`]: the roots; [`types`], [`inputs`],
+//!   [`activity`]: the types.
 //! - [`transport`]: the one handler of `/graphql` (caller, persisted queries, cache, limits).
 //! - [`cache`]: the anonymous-answer cache and the persisted queries.
+//! - [`refusals`]: error codes, and refusals on subscription connections in the audit trail.
 //! - [`pages`]: playground, health and examples.
 
+mod activity;
 mod cache;
 mod examples;
 mod inputs;
 mod mutation;
 mod pages;
 mod query;
+mod refusals;
 pub mod schema;
 mod subscription;
 mod transport;

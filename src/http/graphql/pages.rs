@@ -10,7 +10,6 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde_json::json;
 
 use super::Gql;
 use crate::error::{Error, ErrorCode};
@@ -105,11 +104,9 @@ pub struct GraphqlHealth {
     /// Where queries and mutations go.
     pub endpoint: &'static str,
     /// Where subscriptions go and over which protocols.
-    #[schema(value_type = Object)]
-    pub subscriptions: serde_json::Value,
+    pub subscriptions: SubscriptionsInfo,
     /// The depth and complexity limits in force.
-    #[schema(value_type = Object)]
-    pub limits: serde_json::Value,
+    pub limits: GraphqlLimits,
     /// Whether introspection is answered.
     pub introspection_enabled: bool,
     /// Whether the playground is served.
@@ -120,6 +117,33 @@ pub struct GraphqlHealth {
     pub persisted_queries: bool,
 }
 
+/// Where subscriptions go (fields in alphabetical order, as the object they replaced wrote them).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct SubscriptionsInfo {
+    /// The WebSocket path.
+    pub endpoint: &'static str,
+    /// The protocols spoken there.
+    pub protocols: [&'static str; 2],
+}
+
+/// The limits every operation is held to.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct GraphqlLimits {
+    /// `GRAPHQL_MAX_COMPLEXITY`.
+    pub max_complexity: usize,
+    /// `GRAPHQL_MAX_DEPTH`.
+    pub max_depth: usize,
+}
+
+/// What `/graphql/examples` answers.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct GraphqlExamples {
+    /// Where to send them.
+    pub endpoint: &'static str,
+    /// The operations.
+    pub examples: Vec<super::examples::Example>,
+}
+
 /// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
 #[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", body = GraphqlHealth), (status = 503, description = "The schema did not answer", body = GraphqlHealth)))]
 pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
@@ -128,8 +152,8 @@ pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
     let body = GraphqlHealth {
         status: if healthy { "healthy" } else { "unhealthy" },
         endpoint: "/graphql",
-        subscriptions: json!({"endpoint": "/graphql", "protocols": ["graphql-transport-ws", "graphql-ws"]}),
-        limits: json!({"max_depth": gql.config.max_depth, "max_complexity": gql.config.max_complexity}),
+        subscriptions: SubscriptionsInfo { endpoint: "/graphql", protocols: ["graphql-transport-ws", "graphql-ws"] },
+        limits: GraphqlLimits { max_complexity: gql.config.max_complexity, max_depth: gql.config.max_depth },
         introspection_enabled: gql.config.introspection_enabled,
         playground_enabled: gql.config.playground_enabled,
         anonymous_cache_ttl_secs: super::CACHE_TTL.as_secs(),
@@ -141,8 +165,8 @@ pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
 
 /// `/graphql/examples`: example operations, the ids they need filled in with the caller's
 /// newest investigations.
-#[utoipa::path(get, path = "/graphql/examples", tag = "graphql", responses((status = 200, description = "`{endpoint, examples}`: operations ready to send", content((Object = "application/json")))), security((), ("bearer_jwt" = []), ("api_key" = [])))]
+#[utoipa::path(get, path = "/graphql/examples", tag = "graphql", responses((status = 200, description = "`{endpoint, examples}`: operations ready to send", body = GraphqlExamples)), security((), ("bearer_jwt" = []), ("api_key" = [])))]
 pub async fn examples(State(st): State<AppState>, MaybeAuthUser(who): MaybeAuthUser) -> Result<Response, ApiError> {
     let examples = super::examples::list(&st.services.investigations, who.as_ref())?;
-    Ok(Json(json!({"endpoint": "/graphql", "examples": examples})).into_response())
+    Ok(Json(GraphqlExamples { endpoint: "/graphql", examples }).into_response())
 }

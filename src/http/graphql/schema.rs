@@ -34,6 +34,7 @@ pub struct Shared {
 pub fn build(shared: Shared, cfg: &GraphqlConfig) -> VigiaSchema {
     let builder = Schema::build(Query, Mutation, Subscription)
         .data(shared)
+        .extension(super::refusals::SubscriptionAudit)
         .limit_depth(cfg.max_depth)
         .limit_complexity(cfg.max_complexity);
     if cfg.introspection_enabled { builder.finish() } else { builder.disable_introspection().finish() }

@@ -1,19 +1,15 @@
 //! Subscriptions: `investigationUpdates` (the investigation each time it moves, from the event
 //! hub the SSE stream reads, ending after it completes, fails or is cancelled) and
-//! `agentActivity` (an agent's stats each time it loads, runs or unloads). Both end when the
-//! server shuts down.
-
-use std::time::Duration;
+//! `agentActivity` (every agent's stats, then one item per load, unload, analysis started and
+//! analysis finished, from the runtime's pool broadcast). Both end when the server shuts down.
 
 use async_graphql::{Context, ID, Subscription as GqlSubscription};
 use futures::{Stream, StreamExt};
 
+use super::activity::AgentActivity;
 use super::schema::{GqlResult, investigation_id, services, shared, viewer};
-use super::types::{AgentStats, Investigation};
+use super::types::Investigation;
 use crate::domain::InvestigationHead;
-
-/// How often agent activity is sampled.
-const ACTIVITY_EVERY: Duration = Duration::from_millis(250);
 
 /// The subscription root.
 pub struct Subscription;
@@ -46,11 +42,15 @@ impl Subscription {
         }))
     }
 
-    /// An agent's stats each time it loads, unloads, starts or finishes an analysis.
-    async fn agent_activity(&self, ctx: &Context<'_>) -> async_graphql::Result<impl Stream<Item = AgentStats> + use<>> {
+    /// Every agent's stats (`SNAPSHOT`), then one item each time an agent loads, unloads,
+    /// starts or finishes an analysis, as it happens.
+    async fn agent_activity(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<impl Stream<Item = AgentActivity> + use<>> {
         viewer(ctx)?;
         let shared = shared(ctx);
-        Ok(shared.services.agents.activity(ACTIVITY_EVERY, shared.shutdown.clone()).map(AgentStats::from))
+        Ok(shared.services.agents.activity(shared.shutdown.clone()).map(AgentActivity::from))
     }
 }
 

@@ -20,18 +20,18 @@ use bytes::Bytes;
 
 use super::Gql;
 use super::cache::{ResponseCache, operation_type};
+use super::refusals::{ConnectionAudit, label, refusal};
 use super::schema::{Viewer, VigiaSchema, gql_error};
-use crate::error::ErrorCode;
 use crate::http::AppState;
-use crate::http::auth_layer::{Caller, RefusedInBody, resolve};
+use crate::http::auth_layer::{Caller, RefusedInBody, client_context, resolve};
 
 static CACHE_HEADER: HeaderName = HeaderName::from_static("x-graphql-cache");
 
 /// `/graphql`, GET and POST.
 #[utoipa::path(method(get, post), path = "/graphql", tag = "graphql",
     params(("query" = Option<String>, Query, description = "GET: the operation"), ("variables" = Option<String>, Query, description = "GET: its variables as JSON")),
-    request_body(content = Object, description = "`{query, variables, operationName, extensions}`; a WebSocket upgrade (graphql-transport-ws or graphql-ws) on GET runs subscriptions", content_type = "application/json"),
-    responses((status = 200, description = "`{data, errors}`; every error carries `extensions.code` with the REST code", content((Object = "application/json"))),
+    request_body(content = GraphqlRequest, description = "`{query, variables, operationName, extensions}`; a WebSocket upgrade (graphql-transport-ws or graphql-ws) on GET runs subscriptions", content_type = "application/json"),
+    responses((status = 200, description = "`{data, errors}`; every error carries `extensions.code` with the REST code", body = GraphqlAnswer),
         (status = 101, description = "WebSocket upgrade for subscriptions"), (status = 429, description = "RATE_LIMIT_EXCEEDED")),
     security((), ("bearer_jwt" = []), ("api_key" = [])))]
 pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<Gql>>, req: Request) -> Response {
@@ -54,11 +54,7 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
     let mutation = ty == Some(OperationType::Mutation);
     let schema = schema_for(&gql, &request.query);
     let mut response = schema.execute(request.data(Viewer(caller))).await;
-    for e in &mut response.errors {
-        if e.extensions.as_ref().is_none_or(|x| x.get("code").is_none()) {
-            e.extensions.get_or_insert_with(Default::default).set("code", "VALIDATION_ERROR");
-        }
-    }
+    label(&mut response);
     // `/graphql` is left alone by the `durable` middleware (a query stores nothing); a
     // mutation's changes are on disk before it is answered, as a REST change's are.
     if mutation && let Err(e) = st.services.durability.commit().await {
@@ -78,24 +74,67 @@ pub async fn graphql(State(st): State<AppState>, Extension(gql): Extension<Arc<G
     resp
 }
 
-/// The first refusal among an answer's errors (no or bad credentials, no permission), which
-/// the audit trail records as it records REST's 401 and 403.
-fn refusal(response: &async_graphql::Response) -> Option<ErrorCode> {
-    response.errors.iter().find_map(|e| {
-        let code = match e.extensions.as_ref()?.get("code")? {
-            async_graphql::Value::String(s) => ErrorCode::parse(s)?,
-            _ => return None,
-        };
-        matches!(
-            code,
-            ErrorCode::Unauthorized
-                | ErrorCode::TokenInvalid
-                | ErrorCode::TokenExpired
-                | ErrorCode::InsufficientPermissions
-        )
-        .then_some(code)
-    })
+/// A GraphQL request as the document shows it (async-graphql's `Request` reads it).
+#[derive(utoipa::ToSchema)]
+#[schema(as = GraphqlRequest)]
+#[allow(dead_code)] // documents the body: async-graphql's own type reads it
+struct GraphqlRequest {
+    /// The document (absent with a persisted query's hash).
+    query: Option<String>,
+    /// Its variables: whatever the operation declares.
+    variables: Option<Object>,
+    /// Which operation of the document to run.
+    #[schema(rename = "operationName")]
+    operation_name: Option<String>,
+    /// `{persistedQuery: {version: 1, sha256Hash}}` (Apollo's protocol) and the like.
+    extensions: Option<Object>,
 }
+
+/// A GraphQL answer as the document shows it (async-graphql's `Response` writes it).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlAnswer {
+    /// The selection asked for, shaped like the query; null when it could not run.
+    data: Option<Object>,
+    /// What went wrong, if anything.
+    errors: Option<Vec<GraphqlErrorDoc>>,
+}
+
+/// One error of a GraphQL answer.
+#[derive(utoipa::ToSchema)]
+#[schema(as = GraphqlError)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlErrorDoc {
+    /// What went wrong.
+    message: String,
+    /// Where in the document, when it is about the document.
+    locations: Option<Vec<GraphqlLocation>>,
+    /// The field's path in `data`: names and list indices.
+    path: Option<Vec<serde_json::Value>>,
+    /// The REST code and its details.
+    extensions: Option<GraphqlErrorExtensions>,
+}
+
+/// `{line, column}` in the document.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlLocation {
+    line: usize,
+    column: usize,
+}
+
+/// `{code, details?}` of an error.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documents the answer: async-graphql's own type writes it
+struct GraphqlErrorExtensions {
+    /// The REST code (`UNAUTHORIZED`, `VALIDATION_ERROR`, ...).
+    code: String,
+    /// The REST error's details, when it has any.
+    details: Option<Object>,
+}
+
+/// A JSON object of any shape.
+type Object = serde_json::Map<String, serde_json::Value>;
 
 /// A JSON answer saying whether it came from the cache.
 fn json_body(body: Bytes, cache: &'static str) -> Response {
@@ -139,9 +178,11 @@ async fn subscribe(st: AppState, gql: Arc<Gql>, header_viewer: Viewer, req: Requ
     };
     let schema = gql.schema.clone();
     let shutdown = st.shutdown.clone();
+    let audit =
+        ConnectionAudit { audit: st.services.audit.clone(), client: client_context(&parts.extensions, &parts.headers) };
     upgrade.protocols(ALL_WEBSOCKET_PROTOCOLS).on_upgrade(move |socket| async move {
         let connection = GraphQLWebSocket::new(socket, schema, protocol)
-            .on_connection_init(move |payload| async move { connection_data(&st, payload, header_viewer) })
+            .on_connection_init(move |payload| async move { connection_data(&st, payload, header_viewer, audit) })
             .serve();
         // The subscriptions' streams end at shutdown; the connection is closed with them.
         tokio::select! {
@@ -151,8 +192,14 @@ async fn subscribe(st: AppState, gql: Arc<Gql>, header_viewer: Viewer, req: Requ
     })
 }
 
-/// The data of a subscription connection: its caller.
-fn connection_data(st: &AppState, payload: serde_json::Value, header_viewer: Viewer) -> async_graphql::Result<Data> {
+/// The data of a subscription connection: its caller, and what its refusals are audited with
+/// (a bad credential in the payload is audited here, as it refuses the connection).
+fn connection_data(
+    st: &AppState,
+    payload: serde_json::Value,
+    header_viewer: Viewer,
+    audit: ConnectionAudit,
+) -> async_graphql::Result<Data> {
     let mut headers = HeaderMap::new();
     if let Some(fields) = payload.as_object() {
         for (name, value) in fields {
@@ -175,12 +222,14 @@ fn connection_data(st: &AppState, payload: serde_json::Value, header_viewer: Vie
     } else {
         let resolved = resolve(st, &headers);
         if let Err(e) = &resolved {
+            audit.record(e.code, None, None);
             return Err(gql_error(e.clone()).extend());
         }
         Viewer(resolved)
     };
     let mut data = Data::default();
     data.insert(viewer);
+    data.insert(audit);
     Ok(data)
 }
 

@@ -43,6 +43,7 @@ same_in_both!(
     Map<String, Value>,
     BTreeMap<String, usize>,
     BTreeMap<String, f64>,
+    BTreeMap<String, [f64; 2]>,
     crate::domain::Filters,
     crate::domain::InvestigationId,
 );

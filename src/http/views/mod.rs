@@ -1,16 +1,19 @@
 //! How investigations look on the wire, in each naming variant. One function per shape; the
 //! English and Portuguese keys sit side by side so the two variants cannot drift apart.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde_json::{Map, Value, json};
-use vigia_agents::Anomaly;
+use serde_json::{Map, Value};
 
 use super::error::Lang;
 use crate::domain::{Investigation, InvestigationHead, Phase, Status};
 use crate::service::investigations::{Cancelled, Started};
 
+mod anomaly;
 pub mod bilingual;
 pub mod chat;
+pub mod data;
 mod events;
 pub mod lists;
 pub mod shapes;
@@ -118,34 +121,6 @@ fn data_origin(p: &crate::domain::investigation::Provenance) -> DataOrigin {
     }
 }
 
-/// One AnomalyResult.
-pub fn anomaly(lang: Lang, a: &Anomaly) -> Value {
-    if lang == Lang::En {
-        return serde_json::to_value(a).unwrap_or(Value::Null);
-    }
-    let ev = &a.evidence;
-    let ctx = &a.context;
-    let explanation = a.explanation.as_ref().map_or(Value::Null, |x| {
-        json!({"legivel_humano": x.human_readable, "tecnico": x.technical, "fatores_contribuintes": x.contributing_factors})
-    });
-    json!({
-        "id": a.id,
-        "tipo": a.kind.as_pt(),
-        "severidade": a.severity.as_pt(),
-        "confianca": a.confidence,
-        "descricao": a.description,
-        "detalhes_tecnicos": a.technical_details,
-        "entidades_afetadas": {"primaria": a.affected_entities.primary, "relacionadas": a.affected_entities.related},
-        "evidencia": {"pontos_dados": ev.data_points, "padroes": ev.patterns, "analise_estatistica": ev.statistical_analysis},
-        "contexto": {
-            "comparacao_historica": ctx.historical_comparison,
-            "comparacao_pares": ctx.peer_comparison,
-            "contexto_regulatorio": ctx.regulatory_context,
-        },
-        "explicacao": explanation,
-    })
-}
-
 /// InvestigationResponse; `None` when the run has no results (callers make sure they exist).
 pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<InvestigationResults, ResultadosInvestigacao>> {
     let r = inv.results.as_ref()?;
@@ -192,7 +167,7 @@ pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<Investigatio
             truncated: r.provenance.truncated,
             data_notes: r.provenance.notes.clone(),
         },
-        anomalies: r.anomalies.iter().map(|a| anomaly(lang, a)).collect(),
+        anomalies: r.anomalies.clone(),
         summary: ResultsSummary {
             total_anomalies: s.total_anomalies,
             by_type,
@@ -202,17 +177,15 @@ pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<Investigatio
         insights,
         recommendations: r.recommendations.clone(),
         warning: r.provenance.warning(),
-        explanations: inv.request.include_explanations.unwrap_or(false).then(|| explanations(lang, inv)),
+        explanations: inv.request.include_explanations.unwrap_or(false).then(|| explanations(r)),
     };
     Some(localized(lang, view))
 }
 
 /// The run-level explanation: method, confidence interval of the mean confidence per type,
 /// and the share of anomalies each detector contributed.
-fn explanations(lang: Lang, inv: &Investigation) -> Value {
-    let Some(r) = &inv.results else { return Value::Null };
-    let mut intervals = Map::new();
-    let mut importance = Map::new();
+fn explanations(r: &crate::domain::investigation::Results) -> Explanations {
+    let mut intervals = BTreeMap::new();
     for t in vigia_agents::AnomalyType::ALL {
         let c: Vec<f64> = r.anomalies.iter().filter(|a| a.kind == t).map(|a| a.confidence).collect();
         if c.is_empty() {
@@ -222,27 +195,18 @@ fn explanations(lang: Lang, inv: &Investigation) -> Value {
         let mean = c.iter().sum::<f64>() / n;
         let sd = (c.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
         let half = 1.96 * sd / n.sqrt();
-        intervals.insert(t.as_str().into(), json!([(mean - half).max(0.0), (mean + half).min(1.0)]));
+        intervals.insert(t.as_str().into(), [(mean - half).max(0.0), (mean + half).min(1.0)]);
     }
     let total = r.anomalies.len().max(1) as f64;
+    let mut importance = BTreeMap::new();
     for a in &r.anomalies {
-        let e = importance.entry(a.detector().to_string()).or_insert(json!(0.0));
-        *e = json!(e.as_f64().unwrap_or(0.0) + 1.0 / total);
+        *importance.entry(a.detector().to_string()).or_insert(0.0) += 1.0 / total;
     }
-    obj(
-        lang,
-        vec![
-            (
-                "methodology",
-                "metodologia",
-                json!(
-                    "Peer-grouped statistical detectors over normalised records: z-scores of log values per object category and modality (price), supplier shares per organ and year (concentration), a binomial test on December signings (end of year) and text similarity with same supplier and close value or date (duplicates)."
-                ),
-            ),
-            ("confidence_intervals", "intervalos_confianca", Value::Object(intervals)),
-            ("feature_importance", "importancia_caracteristicas", Value::Object(importance)),
-        ],
-    )
+    Explanations {
+        methodology: "Peer-grouped statistical detectors over normalised records: z-scores of log values per object category and modality (price), supplier shares per organ and year (concentration), a binomial test on December signings (end of year) and text similarity with same supplier and close value or date (duplicates).",
+        confidence_intervals: intervals,
+        feature_importance: importance,
+    }
 }
 
 /// Cancel response.

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use vigia_agents::Anomaly;
 
+use super::anomaly::Anomalia;
 use super::bilingual::{bilingual, same_in_both};
 use crate::domain::{Filters, InvestigationId};
 
@@ -220,8 +221,7 @@ bilingual! {
         /// Query, source, timing and provenance.
         metadata / metadados: ResultsMetadata => MetadadosResultados,
         /// AnomalyResult objects (type, severity, confidence, evidence, context, explanation).
-        #[schema(value_type = Vec<Object>)]
-        anomalies / anomalias: Vec<Value> => Vec<Value>,
+        anomalies / anomalias: Vec<Anomaly> => Vec<Anomalia>,
         /// Counts and risk.
         summary / resumo: ResultsSummary => ResumoResultados,
         /// Agents' insights.
@@ -233,8 +233,20 @@ bilingual! {
         warning / aviso: Option<String> => Option<String>,
         /// Methodology, confidence intervals and detector shares, when asked for.
         #[serde(skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<Object>)]
-        explanations / explicacoes: Option<Value> => Option<Value>,
+        explanations / explicacoes: Option<Explanations> => Option<Explicacoes>,
+    }
+}
+
+bilingual! {
+    /// How a run's findings were reached, when the request asked for explanations.
+    Explanations / Explicacoes {
+        /// The detectors' method in a paragraph.
+        methodology / metodologia: &'static str => &'static str,
+        /// Per anomaly type (English name) present: the 95% confidence interval of its
+        /// findings' mean confidence, `[low, high]` within 0 to 1.
+        confidence_intervals / intervalos_confianca: BTreeMap<String, [f64; 2]> => BTreeMap<String, [f64; 2]>,
+        /// Per detector: the share of the run's findings it made (they sum to 1).
+        feature_importance / importancia_caracteristicas: BTreeMap<String, f64> => BTreeMap<String, f64>,
     }
 }
 

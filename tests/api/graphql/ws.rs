@@ -28,12 +28,12 @@ pub async fn connect(app: &TestApp, protocol: &str, token: Option<&str>) -> Ws {
     ws
 }
 
-async fn send(ws: &mut Ws, v: Value) {
+pub async fn send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
 /// The next JSON message other than keep-alives; `None` at the end or after 60 s.
-async fn next(ws: &mut Ws) -> Option<Value> {
+pub async fn next(ws: &mut Ws) -> Option<Value> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
         if let Message::Text(t) = msg {
@@ -46,8 +46,16 @@ async fn next(ws: &mut Ws) -> Option<Value> {
     None
 }
 
-/// Starts a subscription (`subscribe` or the older `start`) and returns its data messages up to
-/// its `complete`.
+/// Opens a connection and starts a subscription on it (`subscribe`, or `start` in the older
+/// protocol) with the id `1`.
+pub async fn start(app: &TestApp, protocol: &str, token: Option<&str>, query: &str, variables: Value) -> Ws {
+    let mut ws = connect(app, protocol, token).await;
+    let start = if protocol == "graphql-ws" { "start" } else { "subscribe" };
+    send(&mut ws, json!({"id": "1", "type": start, "payload": {"query": query, "variables": variables}})).await;
+    ws
+}
+
+/// Starts a subscription and returns its data messages up to its `complete`.
 pub async fn subscribe(
     app: &TestApp,
     protocol: &str,
@@ -55,9 +63,7 @@ pub async fn subscribe(
     query: &str,
     variables: Value,
 ) -> Vec<Value> {
-    let mut ws = connect(app, protocol, token).await;
-    let start = if protocol == "graphql-ws" { "start" } else { "subscribe" };
-    send(&mut ws, json!({"id": "1", "type": start, "payload": {"query": query, "variables": variables}})).await;
+    let mut ws = start(app, protocol, token, query, variables).await;
     let mut out = Vec::new();
     while let Some(msg) = next(&mut ws).await {
         match msg["type"].as_str().unwrap() {
@@ -72,7 +78,7 @@ pub async fn subscribe(
     panic!("no complete: {out:?}");
 }
 
-const UPDATES: &str = "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress currentPhase anomaliesFound } }";
+pub const UPDATES: &str = "subscription($id: ID!) { investigationUpdates(investigationId: $id) { id status progress currentPhase anomaliesFound } }";
 
 #[tokio::test]
 async fn investigation_updates_arrive_until_completion_over_both_protocols() {
@@ -116,35 +122,55 @@ async fn subscriptions_check_the_caller_like_queries() {
     assert!(next(&mut bad).await.is_none_or(|m| m["type"] != "connection_ack"));
 }
 
+const ACTIVITY: &str =
+    "subscription { agentActivity { kind reason ok error durationMs agent { agentName loaded inFlight totalTasks } } }";
+
 #[tokio::test]
-async fn agent_activity_streams_agents_as_they_load_run_and_unload() {
+async fn agent_activity_sends_a_snapshot_then_each_load_analysis_and_unload_as_it_happens_over_both_protocols() {
     let app = spawn_app().await;
     let admin = app.admin_token().await;
-    let mut ws = connect(&app, "graphql-ws", Some(&admin)).await;
-    let query = "subscription { agentActivity { agentName loaded inFlight totalTasks lastActive } }";
-    send(&mut ws, json!({"id": "a", "type": "start", "payload": {"query": query}})).await;
-    // The first sample is the baseline: let it be taken before anything changes.
-    tokio::time::sleep(Duration::from_millis(600)).await;
     let lazy = "/api/v1/admin/agent-lazy-loading";
-    let r = app.post_as(&format!("{lazy}/load"), &admin, &json!({"agent_name": "oxossi"})).await;
-    assert_eq!(r.status(), 200);
-    seen(&mut ws, "oxossi", |s| s["loaded"] == true).await;
-    let body = json!({"orgao": "36000", "ano": 2024});
-    assert_eq!(app.post_as("/api/v1/agents/oxossi/investigate", &admin, &body).await.status(), 200);
-    let ran = seen(&mut ws, "oxossi", |s| s["totalTasks"].as_u64() > Some(0)).await;
-    assert!(ran["lastActive"].is_string());
-    let r = app.post_as(&format!("{lazy}/unload"), &admin, &json!({"agent_name": "oxossi", "force": true})).await;
-    assert_eq!(r.status(), 200, "{:?}", r.text().await);
-    seen(&mut ws, "oxossi", |s| s["loaded"] == false).await;
+    // A different year each time: the same body would be answered from the direct-call cache.
+    for (protocol, year) in [("graphql-transport-ws", 2024), ("graphql-ws", 2023)] {
+        let mut ws = start(&app, protocol, Some(&admin), ACTIVITY, json!({})).await;
+        // First every agent of the roster once, as it is now.
+        let mut snapshot = Vec::new();
+        while snapshot.len() < 16 {
+            let item = activity(&mut ws).await;
+            assert_eq!(item["kind"], "SNAPSHOT", "{protocol}: {item}");
+            snapshot.push(item["agent"]["agentName"].as_str().unwrap().to_string());
+        }
+        assert!(snapshot.contains(&"oxossi".to_string()));
+
+        let r = app.post_as(&format!("{lazy}/load"), &admin, &json!({"agent_name": "oxossi"})).await;
+        assert_eq!(r.status(), 200);
+        let body = json!({"orgao": "36000", "ano": year});
+        assert_eq!(app.post_as("/api/v1/agents/oxossi/investigate", &admin, &body).await.status(), 200);
+        let r = app.post_as(&format!("{lazy}/unload"), &admin, &json!({"agent_name": "oxossi"})).await;
+        assert_eq!(r.status(), 200, "{:?}", r.text().await);
+
+        let mut seen = Vec::new();
+        while seen.last().is_none_or(|i: &Value| i["kind"] != "UNLOADED") {
+            let item = activity(&mut ws).await;
+            if item["agent"]["agentName"] == "oxossi" {
+                seen.push(item);
+            }
+        }
+        let kinds: Vec<&str> = seen.iter().map(|i| i["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["LOADED", "ANALYSIS_STARTED", "ANALYSIS_FINISHED", "UNLOADED"], "{protocol}: {seen:?}");
+        let [loaded, started, finished, unloaded] = &seen[..] else { unreachable!() };
+        assert_eq!(loaded["agent"]["loaded"], true);
+        assert_eq!(started["agent"]["inFlight"], 1);
+        assert_eq!((&finished["ok"], &finished["error"]), (&json!(true), &Value::Null), "{finished}");
+        assert!(finished["durationMs"].as_f64().unwrap() > 0.0);
+        assert_eq!(finished["agent"]["inFlight"], 0);
+        assert_eq!((&unloaded["reason"], &unloaded["agent"]["loaded"]), (&json!("admin"), &json!(false)));
+    }
 }
 
-/// The next `agentActivity` of `agent` that `want` accepts.
-async fn seen(ws: &mut Ws, agent: &str, want: fn(&Value) -> bool) -> Value {
-    while let Some(m) = next(ws).await {
-        let s = m["payload"]["data"]["agentActivity"].clone();
-        if s["agentName"] == agent && want(&s) {
-            return s;
-        }
-    }
-    panic!("{agent} never showed the change");
+/// The next `agentActivity` item.
+pub async fn activity(ws: &mut Ws) -> Value {
+    let m = next(ws).await.expect("an activity item");
+    assert!(m["payload"].get("errors").is_none(), "{m}");
+    m["payload"]["data"]["agentActivity"].clone()
 }

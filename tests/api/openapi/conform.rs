@@ -39,11 +39,10 @@ pub(super) fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> 
     if value.is_null() {
         let types = &schema["type"];
         let nullable = types == "null" || types.as_array().is_some_and(|t| t.iter().any(|t| t == "null"));
-        return if nullable || schema.as_object().is_some_and(|o| o.is_empty()) {
-            Ok(())
-        } else {
-            Err(format!("{at}: null where the schema says {schema}"))
-        };
+        // A schema that constrains neither type nor properties (a free value, `{}` with at most
+        // a description) accepts null, as JSON Schema has it.
+        let free = schema.get("type").is_none() && schema.get("properties").is_none();
+        return if nullable || free { Ok(()) } else { Err(format!("{at}: null where the schema says {schema}")) };
     }
     let kind = match value {
         Value::Object(_) => "object",

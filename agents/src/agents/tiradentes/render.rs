@@ -23,7 +23,7 @@ const MAX_NOTES: usize = 30;
 const MAX_ORGANS: usize = 15;
 
 /// A rendered report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Report {
     /// The report in Markdown.
     pub markdown: String,
