@@ -63,7 +63,8 @@ impl Core {
         let provider = Arc::new(
             Provider::new(&config.upstream, config.demo.clone())
                 .context("building the upstream client")?
-                .with_sanctions_store(Arc::new(store.clone())),
+                .with_sanctions_store(Arc::new(store.clone()))
+                .with_organ_codes_store(Arc::new(store.clone())),
         );
         provider.start_sanctions_refresh();
         let federal = FederalSources::new(&config.upstream, &config.federal, provider.transparency_client())

@@ -115,6 +115,8 @@ impl HealthService {
             let (held, refreshed_at) = self.provider.sanctions_state();
             u.insert("last_error_class".into(), json!(self.provider.last_error_class()));
             u.insert("sanctions".into(), json!({"records": held, "refreshed_at": refreshed_at}));
+            let ((siafi, siape), read_at) = self.provider.organ_codes_state();
+            u.insert("organ_codes".into(), json!({"siafi": siafi, "siape": siape, "refreshed_at": read_at}));
         }
         let process = json!({
             "status": "healthy",
