@@ -116,7 +116,10 @@ impl App {
         if resumed > 0 {
             tracing::info!(resumed, "resumed interrupted investigations");
         }
-        let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
+        let health = Arc::new(
+            HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone())
+                .with_federal(core.federal.clone()),
+        );
         let audit = Arc::new(AuditService::new(core.store.clone()));
         let auth = build_auth(&config, &core.store, audit.clone()).await?;
         let admin = Arc::new(AdminService::new(core.runtime.clone(), core.store.clone()));

@@ -13,6 +13,7 @@ mod error;
 mod expenses;
 pub mod federal;
 mod organs;
+pub mod outcomes;
 mod params;
 mod sanctions;
 mod schedule;
