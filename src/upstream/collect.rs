@@ -145,6 +145,15 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
             Err(e) => return Err(e),
         }
     }
+    if !out.dataset.servants.is_empty() && out.dataset.suppliers.is_empty() {
+        // The servant rule compares servants with suppliers' partners, which the portal does
+        // not publish: say so rather than let "no finding" read as "checked".
+        out.notes.push(
+            "servidores read, but no register of suppliers' partners is available in production: servants \
+             cannot be matched to partners of suppliers"
+                .into(),
+        );
+    }
     out.analysed = out.dataset.len();
     Ok(out)
 }

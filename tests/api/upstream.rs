@@ -184,6 +184,7 @@ async fn servants_are_read_through_the_siape_organ_named_like_the_siafi_one_and_
         notes.iter().any(|n| n.contains("organ 36000 read as SIAPE organ 36001") && n.contains("20 active servants")),
         "{notes:?}"
     );
+    assert!(notes.iter().any(|n| n.contains("cannot be matched to partners of suppliers")), "{notes:?}");
     // 52000 is in neither list: reported, not guessed.
     assert!(notes.iter().any(|n| n.starts_with("servidores not fetched: no SIAPE code for organ 52000")), "{notes:?}");
     let m = &v["metadata"];
