@@ -63,7 +63,8 @@ impl Core {
         let provider = Arc::new(
             Provider::new(&config.upstream, config.demo.clone())
                 .context("building the upstream client")?
-                .with_sanctions_store(Arc::new(store.clone())),
+                .with_sanctions_store(Arc::new(store.clone()))
+                .with_organ_codes_store(Arc::new(store.clone())),
         );
         provider.start_sanctions_refresh();
         let federal = FederalSources::new(&config.upstream, &config.federal, provider.transparency_client())
@@ -115,7 +116,10 @@ impl App {
         if resumed > 0 {
             tracing::info!(resumed, "resumed interrupted investigations");
         }
-        let health = Arc::new(HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone()));
+        let health = Arc::new(
+            HealthService::new(core.store.clone(), core.runtime.clone(), core.provider.clone())
+                .with_federal(core.federal.clone()),
+        );
         let audit = Arc::new(AuditService::new(core.store.clone()));
         let auth = build_auth(&config, &core.store, audit.clone()).await?;
         let admin = Arc::new(AdminService::new(core.runtime.clone(), core.store.clone()));

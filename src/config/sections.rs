@@ -210,16 +210,21 @@ pub struct UpstreamConfig {
     /// licitações, ...); a list cut here is reported as truncated.
     pub max_pages: u32,
     /// Most records fetched per investigation, all kinds together (shared by kind: contracts
-    /// 50 %, licitações 20 %, convênios 15 %, despesas 15 %); a cut is reported as truncated.
+    /// 45 %, licitações 20 %, convênios 10 %, despesas 15 %, servidores 10 %); a cut is
+    /// reported as truncated.
     pub record_budget: usize,
     /// Most upstream requests per investigation (pages and per-record details together, shared
-    /// by kind: contracts with their aditivos 45 %, licitações with participants 25 %,
-    /// convênios 10 %, despesas 20 %). At 90 a minute, 450 requests take five minutes.
+    /// by kind: contracts with their aditivos 45 %, licitações with participants 20 %,
+    /// convênios 5 %, despesas 20 %, servidores 10 %). At 90 a minute, 450 requests take five
+    /// minutes.
     pub request_budget: usize,
     /// Seconds between refreshes of the CEIS and CNEP lists kept in the store.
     pub sanctions_refresh_secs: u64,
     /// Most pages of each sanctions list read per refresh.
     pub sanctions_max_pages: u32,
+    /// Seconds between refreshes of the SIAFI and SIAPE organ lists kept in the store (they
+    /// map an investigation's SIAFI organs to the SIAPE codes `/servidores` takes).
+    pub organ_codes_refresh_secs: u64,
     /// Organs searched when a query names none (contract search needs an organ code).
     pub default_organs: Vec<String>,
 }
@@ -238,6 +243,7 @@ impl Default for UpstreamConfig {
             request_budget: 450,
             sanctions_refresh_secs: 86_400,
             sanctions_max_pages: 2000,
+            organ_codes_refresh_secs: 604_800,
             default_organs: vec!["36000".into(), "26000".into(), "52000".into()],
         }
     }

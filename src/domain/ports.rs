@@ -91,3 +91,30 @@ pub trait SanctionsStore: Send + Sync + 'static {
         at: chrono::DateTime<chrono::Utc>,
     ) -> Result<(), PortError>;
 }
+
+/// One organ of the portal's organ lists (`/orgaos-siafi`, `/orgaos-siape`: `{codigo, descricao}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OrganCode {
+    /// `codigo`.
+    pub code: String,
+    /// `descricao`.
+    pub name: String,
+}
+
+/// The SIAFI and SIAPE organ lists: investigations name SIAFI organs, `/servidores` takes SIAPE
+/// codes, and the names are what links the two.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OrganCodes {
+    /// `/orgaos-siafi`.
+    pub siafi: Vec<OrganCode>,
+    /// `/orgaos-siape`.
+    pub siape: Vec<OrganCode>,
+}
+
+/// The organ lists kept locally, refreshed from the upstream on a schedule like the sanctions.
+pub trait OrganCodesStore: Send + Sync + 'static {
+    /// The stored lists and when they were fetched (`None`: never).
+    fn load_organ_codes(&self) -> Result<(OrganCodes, Option<chrono::DateTime<chrono::Utc>>), PortError>;
+    /// Replaces the stored lists.
+    fn replace_organ_codes(&self, codes: &OrganCodes, at: chrono::DateTime<chrono::Utc>) -> Result<(), PortError>;
+}

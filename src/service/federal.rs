@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use vigia_agents::agents::lampiao::ibge::{Ibge, tables};
 use vigia_agents::agents::lampiao::spending::OFFLINE_POPULATION_SOURCE;
 
+use super::federal_demo::{DemoCache, json_bytes, pncp_records};
 pub use super::federal_params::{Mode, Query, answer, upstream_failure};
 use crate::config::DemoConfig;
 use crate::error::{Error, Result};
@@ -20,10 +21,17 @@ use crate::upstream::federal::ibge::{Places, Population};
 use crate::upstream::federal::pncp::ContractsQuery;
 use crate::upstream::federal::regional::IBGE_POPULATION_SOURCE;
 
+/// Demo PNCP pages held at most (one per distinct period asked).
+const DEMO_ENTRIES: usize = 16;
+/// Bytes of demo PNCP records held at most (as JSON).
+const DEMO_BYTES: usize = 32 << 20;
+
 /// The federal routes' service.
 pub struct FederalService {
     sources: Option<FederalSources>,
     demo: DemoConfig,
+    /// PNCP-shaped demo contracts by period: generated once per period, then served from here.
+    demo_pncp: DemoCache<Vec<Value>>,
 }
 
 /// The place a demographics or health request is about.
@@ -36,7 +44,7 @@ enum Place {
 impl FederalService {
     /// Production mode when `sources` is given.
     pub fn new(sources: Option<FederalSources>, demo: DemoConfig) -> Self {
-        FederalService { sources, demo }
+        FederalService { sources, demo, demo_pncp: DemoCache::new(DEMO_ENTRIES, DEMO_BYTES) }
     }
 
     /// `GET /federal/ibge/demographics?uf=&municipio=&ano=`.
@@ -123,19 +131,25 @@ impl FederalService {
         let (seed, records) = (self.demo.seed, self.demo.records);
         let years: Vec<i32> = (chrono::Datelike::year(&q.from)..=chrono::Datelike::year(&q.to)).collect();
         let (from, to) = (q.from, q.to);
-        let rows =
-            tokio::task::spawn_blocking(move || super::federal_demo::pncp_records(seed, records, &years, from, to))
-                .await
-                .map_err(|e| Error::internal(format!("demo data generation failed: {e}")))?;
+        let key = format!("{seed}|{records}|{from}|{to}");
+        let (rows, hit) = self
+            .demo_pncp
+            .get_or_make(key, move || {
+                let rows = pncp_records(seed, records, &years, from, to);
+                let bytes = json_bytes(&rows);
+                (rows, bytes)
+            })
+            .await?;
         let total = rows.len() as u64;
         let size = q.page_size as usize;
-        let shown: Vec<Value> = rows.into_iter().skip((q.page as usize - 1) * size).take(size).collect();
+        let shown: Vec<Value> = rows.iter().skip((q.page as usize - 1) * size).take(size).cloned().collect();
         let pages = total.div_ceil(size as u64);
         Ok(answer(
             Value::Array(shown),
             mode,
             json!({"page": q.page, "page_size": q.page_size, "total_records": total, "total_pages": pages,
                 "remaining_pages": pages.saturating_sub(q.page.into()), "period": period,
+                "demo_cache": self.demo_pncp.figures(hit),
                 "notice": "[DEMO] contratos sintéticos no formato do PNCP, não registros reais"}),
         ))
     }

@@ -1,5 +1,5 @@
-//! Health: liveness, readiness and a detailed report of the store, the runtime and the
-//! upstream mode.
+//! Health: liveness, readiness and a detailed report of the store, the runtime, the upstream
+//! mode and the federal sources (IBGE, PNCP, DataSUS, INEP) as their clients measured them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::runtime::{RuntimeHandle, memory};
 use crate::storage::Store;
 use crate::upstream::Provider;
+use crate::upstream::federal::FederalSources;
 
 /// The detailed health report.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -31,6 +32,7 @@ pub struct HealthService {
     store: Store,
     runtime: RuntimeHandle,
     provider: Arc<Provider>,
+    federal: Option<FederalSources>,
     started: Instant,
     ready: AtomicBool,
 }
@@ -38,7 +40,42 @@ pub struct HealthService {
 impl HealthService {
     /// Builds the facade; not ready until [`HealthService::mark_ready`].
     pub fn new(store: Store, runtime: RuntimeHandle, provider: Arc<Provider>) -> Self {
-        HealthService { store, runtime, provider, started: Instant::now(), ready: AtomicBool::new(false) }
+        HealthService {
+            store,
+            runtime,
+            provider,
+            federal: None,
+            started: Instant::now(),
+            ready: AtomicBool::new(false),
+        }
+    }
+
+    /// Reports the federal sources' clients (production mode; `None`: demo mode).
+    pub fn with_federal(mut self, federal: Option<FederalSources>) -> Self {
+        self.federal = federal;
+        self
+    }
+
+    /// The federal sources: each client's mode, host, last success, last error class and
+    /// cache, from its own counters (no probe: these sources are reached only when a route
+    /// asks). `degraded` while a source's last request failed.
+    fn federal(&self) -> Value {
+        match &self.federal {
+            Some(f) => {
+                let sources = f.health();
+                let failing = sources.iter().any(|s| s.status != "healthy");
+                json!({"status": if failing { "degraded" } else { "healthy" }, "mode": "production", "sources": sources})
+            }
+            None => {
+                let demo = |name: &str, served_by: &str| json!({"name": name, "status": "healthy", "mode": "demo", "served_by": served_by});
+                json!({"status": "healthy", "mode": "demo", "sources": [
+                    demo("ibge", "the offline IBGE table (states with population, municipalities)"),
+                    demo("pncp", "demo contracts in PNCP's shape, generated once per period"),
+                    demo("datasus", "the offline IBGE table's places, without establishment figures"),
+                    demo("inep", "nothing: there is no offline catalogue"),
+                ]})
+            }
+        }
     }
 
     /// Called once the listener accepts work.
@@ -115,18 +152,22 @@ impl HealthService {
             let (held, refreshed_at) = self.provider.sanctions_state();
             u.insert("last_error_class".into(), json!(self.provider.last_error_class()));
             u.insert("sanctions".into(), json!({"records": held, "refreshed_at": refreshed_at}));
+            let ((siafi, siape), read_at) = self.provider.organ_codes_state();
+            u.insert("organ_codes".into(), json!({"siafi": siafi, "siape": siape, "refreshed_at": read_at}));
         }
         let process = json!({
             "status": "healthy",
             "rss_mb": memory::rss_bytes().map(|b| memory::to_mb(b as i64)),
             "heap_mb": memory::to_mb(memory::heap_bytes()),
         });
-        let all_ok = [&store, &runtime, &upstream].iter().all(|c| c["status"] == "healthy");
+        let federal = self.federal();
+        let all_ok = [&store, &runtime, &upstream, &federal].iter().all(|c| c["status"] == "healthy");
         Detailed {
             status: if all_ok { "healthy" } else { "degraded" },
             version: env!("CARGO_PKG_VERSION"),
             uptime_seconds: self.uptime(),
-            components: json!({"store": store, "runtime": runtime, "upstream": upstream, "process": process}),
+            components: json!({"store": store, "runtime": runtime, "upstream": upstream, "federal": federal,
+                "process": process}),
         }
     }
 }

@@ -9,12 +9,14 @@
 
 use chrono::{Datelike, NaiveDate, Utc};
 use serde_json::{Value, json};
+use vigia_agents::Dataset;
 use vigia_agents::demo::{DemoSpec, generate};
 use vigia_agents::model::agreement::agreement_to_upstream;
 use vigia_agents::model::expense::expense_to_upstream;
 use vigia_agents::model::upstream::{contract_to_upstream, parse_money};
 
 use super::federal::{Mode, Query, answer, upstream_failure};
+use super::federal_demo::{DemoCache, json_bytes};
 use crate::config::DemoConfig;
 use crate::error::{Error, Result};
 use crate::upstream::federal::FederalSources;
@@ -41,10 +43,17 @@ impl Records {
     }
 }
 
+/// Demo datasets held at most (one per distinct organ and year asked).
+const DEMO_ENTRIES: usize = 8;
+/// Bytes of demo datasets held at most (as their JSON would weigh).
+const DEMO_BYTES: usize = 64 << 20;
+
 /// The transparency routes' service.
 pub struct TransparencyService {
     sources: Option<FederalSources>,
     demo: DemoConfig,
+    /// Demo datasets by organ and year: generated once each, then filtered per request.
+    demo_data: DemoCache<Dataset>,
 }
 
 /// A validated request: the upstream parameters, the client-side minimum value and the page.
@@ -60,7 +69,7 @@ struct Request {
 impl TransparencyService {
     /// Production mode when `sources` is given.
     pub fn new(sources: Option<FederalSources>, demo: DemoConfig) -> Self {
-        TransparencyService { sources, demo }
+        TransparencyService { sources, demo, demo_data: DemoCache::new(DEMO_ENTRIES, DEMO_BYTES) }
     }
 
     /// One page of `kind`'s records filtered by `q`: `{data, meta}`.
@@ -94,10 +103,15 @@ impl TransparencyService {
             organ_codes: req.organ.iter().cloned().collect(),
             year: req.year,
         };
-        let data = tokio::task::spawn_blocking(move || generate(&spec))
-            .await
-            .map_err(|e| Error::internal(format!("demo data generation failed: {e}")))?;
-        let ds = data.dataset;
+        let key = format!("{spec:?}");
+        let (ds, hit) = self
+            .demo_data
+            .get_or_make(key, move || {
+                let ds = generate(&spec).dataset;
+                let bytes = json_bytes(&ds);
+                (ds, bytes)
+            })
+            .await?;
         let get = |k: &str| req.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         let period = period_of(get("dataInicial"), get("dataFinal"));
         let in_period = |d: Option<NaiveDate>| period.is_none_or(|(a, b)| d.is_some_and(|d| d >= a && d <= b));
@@ -151,6 +165,7 @@ impl TransparencyService {
             mode,
             json!({"page": req.page, "page_size": PAGE_SIZE, "count": shown.len(), "total": total,
                 "has_more": start + PAGE_SIZE < total, "filters": upstream_filters(&req.params),
+                "demo_cache": self.demo_data.figures(hit),
                 "notice": "[DEMO] dados sintéticos gerados pelo serviço, não registros reais"}),
         ))
     }

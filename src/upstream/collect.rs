@@ -5,9 +5,11 @@
 //! Kinds are fetched concurrently (the shared token bucket spaces their requests); within a
 //! kind, organs, periods and pages go in a fixed order, so a budget cut keeps the same records
 //! on every run. The record and request budgets are split between kinds by fixed shares, so a
-//! large contract list cannot starve the others.
+//! large contract list cannot starve the others. Despesas are in [`super::expenses`] (sampled
+//! days), servidores in [`super::servants`] (SIAPE codes through the organ lists).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use futures::{StreamExt, stream};
@@ -15,24 +17,29 @@ use serde_json::Value;
 use vigia_agents::model::agreement::{Agreement, agreement_from_upstream};
 use vigia_agents::model::amendment_upstream::amendment_from_upstream;
 use vigia_agents::model::bidding::{Bidding, bidding_from_upstream};
-use vigia_agents::model::expense::{Expense, expense_from_upstream};
+use vigia_agents::model::expense::Expense;
 use vigia_agents::model::fields::id_text;
+use vigia_agents::model::servant::Servant;
 use vigia_agents::model::upstream::{RecordError, contract_from_upstream};
 use vigia_agents::{Contract, Dataset};
 
 use super::params::{Endpoint, dmy, months};
 use super::source::UpstreamError;
 use super::transparency::{Budget, TransparencyClient};
+use crate::domain::ports::OrganCodes;
 
 /// Detail requests (aditivos, participants) in flight at once per kind; the token bucket
 /// decides when each goes out.
 const DETAIL_CONCURRENCY: usize = 8;
 
 /// Shares of the budgets per kind, in percent: (records, requests).
-const CONTRACT_SHARE: (usize, usize) = (50, 45);
-const BIDDING_SHARE: (usize, usize) = (20, 25);
-const AGREEMENT_SHARE: (usize, usize) = (15, 10);
-const EXPENSE_SHARE: (usize, usize) = (15, 20);
+const CONTRACT_SHARE: (usize, usize) = (45, 45);
+const BIDDING_SHARE: (usize, usize) = (20, 20);
+const AGREEMENT_SHARE: (usize, usize) = (10, 5);
+/// Despesas' share.
+pub(super) const EXPENSE_SHARE: (usize, usize) = (15, 20);
+/// Servidores' share.
+pub(super) const SERVANT_SHARE: (usize, usize) = (10, 10);
 
 /// What to fetch.
 #[derive(Debug, Clone)]
@@ -49,6 +56,8 @@ pub struct Plan {
     pub record_budget: usize,
     /// Most requests sent, all kinds together.
     pub request_budget: usize,
+    /// The SIAFI and SIAPE organ lists as last read (`None`: never read).
+    pub organ_codes: Option<Arc<OrganCodes>>,
 }
 
 /// What was fetched, and how complete it is.
@@ -78,31 +87,41 @@ impl Collected {
 }
 
 /// One kind's tally.
-struct Part {
-    available: usize,
-    truncated: bool,
-    cached: bool,
-    notes: Vec<String>,
+pub(super) struct Part {
+    /// Records the upstream sent.
+    pub available: usize,
+    /// Whether a budget or page cap cut the kind.
+    pub truncated: bool,
+    /// Whether every answer came from the cache.
+    pub cached: bool,
+    /// What was not fetched and why.
+    pub notes: Vec<String>,
 }
 
 impl Part {
-    fn new() -> Self {
+    /// Nothing read yet.
+    pub fn new() -> Self {
         Part { available: 0, truncated: false, cached: true, notes: Vec::new() }
     }
 }
 
-fn share((records, requests): (usize, usize), plan: &Plan) -> Budget {
+/// A kind's part of the plan's budgets.
+pub(super) fn share((records, requests): (usize, usize), plan: &Plan) -> Budget {
     Budget { records: plan.record_budget * records / 100, requests: plan.request_budget * requests / 100 }
 }
 
 /// Fetches every kind for `plan`. A failure of the contracts fetch fails the whole (the caller
 /// falls back); another kind answering 403 (not allowed for this key) is noted and skipped.
 pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collected, UpstreamError> {
-    let (contracts, biddings, agreements) =
-        tokio::join!(contracts(client, plan), biddings(client, plan), agreements(client, plan));
+    let (contracts, biddings, agreements, servants) = tokio::join!(
+        contracts(client, plan),
+        biddings(client, plan),
+        agreements(client, plan),
+        super::servants::servants(client, plan)
+    );
     let (contracts, contract_part) = contracts?;
     let units: Vec<String> = distinct(contracts.iter().map(|c| c.unit.code.to_string()));
-    let expenses = expenses(client, plan, &units).await;
+    let expenses = super::expenses::expenses(client, plan, &units).await;
     let mut out = Collected { cache_hit: true, ..Collected::default() };
     out.dataset.contracts = contracts;
     out.absorb(contract_part);
@@ -110,6 +129,7 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
         .into_iter()
         .chain([("convênios", agreements.map(|(a, p)| (Kind::Agreements(a), p)))])
         .chain([("despesas", expenses.map(|(e, p)| (Kind::Expenses(e), p)))])
+        .chain([("servidores", servants.map(|(s, p)| (Kind::Servants(s), p)))])
     {
         match result {
             Ok((kind, part)) => {
@@ -117,6 +137,7 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
                     Kind::Biddings(b) => out.dataset.biddings = b,
                     Kind::Agreements(a) => out.dataset.agreements = a,
                     Kind::Expenses(e) => out.dataset.expenses = e,
+                    Kind::Servants(s) => out.dataset.servants = s,
                 }
                 out.absorb(part);
             }
@@ -124,11 +145,15 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
             Err(e) => return Err(e),
         }
     }
-    out.notes.push(
-        "servidores not read: the portal filters public servants by SIAPE organ code, which an investigation \
-         does not name"
-            .into(),
-    );
+    if !out.dataset.servants.is_empty() && out.dataset.suppliers.is_empty() {
+        // The servant rule compares servants with suppliers' partners, which the portal does
+        // not publish: say so rather than let "no finding" read as "checked".
+        out.notes.push(
+            "servidores read, but no register of suppliers' partners is available in production: servants \
+             cannot be matched to partners of suppliers"
+                .into(),
+        );
+    }
     out.analysed = out.dataset.len();
     Ok(out)
 }
@@ -137,6 +162,7 @@ enum Kind {
     Biddings(Vec<Bidding>),
     Agreements(Vec<Agreement>),
     Expenses(Vec<Expense>),
+    Servants(Vec<Servant>),
 }
 
 fn distinct(items: impl Iterator<Item = String>) -> Vec<String> {
@@ -145,7 +171,7 @@ fn distinct(items: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 /// Parses rows, skipping (and logging) those that do not normalise.
-fn parse<T>(rows: &[Value], what: &str, f: fn(usize, &Value) -> Result<T, RecordError>) -> Vec<T> {
+pub(super) fn parse<T>(rows: &[Value], what: &str, f: fn(usize, &Value) -> Result<T, RecordError>) -> Vec<T> {
     rows.iter()
         .enumerate()
         .filter_map(|(i, row)| match f(i, row) {
@@ -248,39 +274,6 @@ async fn agreements(client: &TransparencyClient, plan: &Plan) -> Result<(Vec<Agr
         part.truncated |= !listed.complete;
         part.cached &= listed.cached;
         out.extend(parse(&listed.rows, "convênio", agreement_from_upstream));
-    }
-    Ok((out, part))
-}
-
-/// Expense documents (empenhos, fase 1) of the managing units the contracts name, day by day
-/// through the period: the endpoint takes one day and one unit per call.
-async fn expenses(
-    client: &TransparencyClient,
-    plan: &Plan,
-    units: &[String],
-) -> Result<(Vec<Expense>, Part), UpstreamError> {
-    let mut budget = share(EXPENSE_SHARE, plan);
-    let mut part = Part::new();
-    let mut out = Vec::new();
-    let mut day = plan.from;
-    'days: while day <= plan.to {
-        for unit in units {
-            if budget.requests == 0 || budget.records == 0 {
-                part.truncated = true;
-                part.notes.push(format!("despesas read up to {} (budget)", dmy(day)));
-                break 'days;
-            }
-            let query = vec![("dataEmissao", dmy(day)), ("fase", "1".to_string()), ("unidadeGestora", unit.clone())];
-            let listed = client.list(Endpoint::Expenses, &query, &mut budget).await?;
-            part.available += listed.received;
-            part.truncated |= !listed.complete;
-            part.cached &= listed.cached;
-            out.extend(parse(&listed.rows, "despesa", expense_from_upstream));
-        }
-        match day.succ_opt() {
-            Some(next) => day = next,
-            None => break,
-        }
     }
     Ok((out, part))
 }

@@ -1,17 +1,23 @@
 //! Data for investigations: the Portal da Transparência client (on the shared core in
 //! [`source`]) and the demo generator, behind the domain's `DataProvider` port. Production
 //! mode fetches every record kind within a budget ([`collect`]) plus the sanctions lists kept
-//! in the store ([`sanctions`]), and falls back to demo data when the upstream fails; demo
-//! mode uses demo data only.
+//! in the store ([`sanctions`]), servants through the organ lists kept the same way
+//! ([`organs`], [`schedule`]), and falls back to demo data when the upstream fails; demo mode
+//! uses demo data only.
 
 mod cache;
 mod collect;
 pub mod counters;
 mod demo;
 mod error;
+mod expenses;
 pub mod federal;
+mod organs;
+pub mod outcomes;
 mod params;
 mod sanctions;
+mod schedule;
+mod servants;
 pub mod source;
 mod transparency;
 
@@ -28,7 +34,7 @@ pub use transparency::TransparencyClient;
 use crate::config::{DemoConfig, UpstreamConfig};
 use crate::domain::DataSource;
 use crate::domain::investigation::Provenance;
-use crate::domain::ports::{DataBatch, DataProvider, DataQuery, PortError, SanctionsStore};
+use crate::domain::ports::{DataBatch, DataProvider, DataQuery, OrganCodesStore, PortError, SanctionsStore};
 
 /// The data provider of the running service.
 pub struct Provider {
@@ -40,6 +46,9 @@ pub struct Provider {
     sanctions: sanctions::SanctionsCache,
     sanctions_refresh: Duration,
     sanctions_max_pages: u32,
+    organ_codes: organs::OrganCodesCache,
+    organ_codes_refresh: Duration,
+    max_pages: u32,
 }
 
 impl Provider {
@@ -55,39 +64,71 @@ impl Provider {
             default_organs: upstream.default_organs.clone(),
             record_budget: upstream.record_budget,
             request_budget: upstream.request_budget,
-            sanctions: sanctions::SanctionsCache::default(),
+            sanctions: sanctions::SanctionsCache::empty(sanctions::WHAT),
             sanctions_refresh: Duration::from_secs(upstream.sanctions_refresh_secs.max(1)),
             sanctions_max_pages: upstream.sanctions_max_pages,
+            organ_codes: organs::OrganCodesCache::empty(organs::WHAT),
+            organ_codes_refresh: Duration::from_secs(upstream.organ_codes_refresh_secs.max(1)),
+            max_pages: upstream.max_pages.max(1),
         })
     }
 
     /// Keeps the sanctions lists in `store` (read now, replaced at each refresh).
     pub fn with_sanctions_store(mut self, store: Arc<dyn SanctionsStore>) -> Self {
-        self.sanctions = sanctions::SanctionsCache::over(store);
+        self.sanctions = sanctions::over(store);
         self
     }
 
-    /// Production mode: refreshes the sanctions lists now if stale, then on their schedule,
-    /// for as long as the provider lives. Demo mode: nothing to refresh.
+    /// Keeps the SIAFI and SIAPE organ lists in `store` (read now, replaced at each refresh).
+    pub fn with_organ_codes_store(mut self, store: Arc<dyn OrganCodesStore>) -> Self {
+        self.organ_codes = organs::over(store);
+        self
+    }
+
+    /// Production mode: refreshes the sanctions and organ lists now if stale, then on their
+    /// schedules, for as long as the provider lives. Demo mode: nothing to refresh.
     pub fn start_sanctions_refresh(self: &Arc<Self>) {
         if self.api.is_some() {
-            sanctions::spawn_refresh(Arc::downgrade(self), self.sanctions_refresh);
+            schedule::spawn(Arc::downgrade(self), sanctions::WHAT, self.sanctions_refresh, Self::sanctions_age, |p| {
+                p.refresh_sanctions().boxed()
+            });
+            schedule::spawn(
+                Arc::downgrade(self),
+                organs::WHAT,
+                self.organ_codes_refresh,
+                |p| p.organ_codes.age(),
+                |p| p.refresh_organ_codes().boxed(),
+            );
         }
+    }
+
+    /// Reads the SIAFI and SIAPE organ lists from the upstream and keeps them; how many
+    /// organs were kept.
+    pub async fn refresh_organ_codes(&self) -> Result<usize, UpstreamError> {
+        organs::refresh(self.api_or_setup()?, &self.organ_codes, self.max_pages).await
+    }
+
+    /// Organs held (SIAFI, SIAPE) and when they were read.
+    pub fn organ_codes_state(&self) -> ((usize, usize), Option<chrono::DateTime<Utc>>) {
+        let (codes, at) = self.organ_codes.snapshot();
+        ((codes.siafi.len(), codes.siape.len()), at)
+    }
+
+    fn api_or_setup(&self) -> Result<&TransparencyClient, UpstreamError> {
+        self.api.as_deref().ok_or_else(|| UpstreamError::Setup {
+            source_name: transparency::SOURCE,
+            reason: "demo mode has no upstream".into(),
+        })
     }
 
     /// Reads the CEIS and CNEP lists from the upstream and keeps them; how many were kept.
     pub async fn refresh_sanctions(&self) -> Result<usize, UpstreamError> {
-        let api = self.api.as_ref().ok_or_else(|| UpstreamError::Setup {
-            source_name: transparency::SOURCE,
-            reason: "demo mode has no upstream".into(),
-        })?;
-        sanctions::refresh(api, &self.sanctions, self.sanctions_max_pages).await
+        sanctions::refresh(self.api_or_setup()?, &self.sanctions, self.sanctions_max_pages).await
     }
 
     /// How long ago the sanctions lists were read (`None`: never).
     pub fn sanctions_age(&self) -> Option<Duration> {
-        let (_, at) = self.sanctions.snapshot();
-        at.map(|at| (Utc::now() - at).to_std().unwrap_or(Duration::ZERO))
+        self.sanctions.age()
     }
 
     /// Sanctions held and when they were read.
@@ -162,6 +203,10 @@ impl Provider {
             min_value: q.intent.min_value,
             record_budget: self.record_budget,
             request_budget: self.request_budget,
+            organ_codes: match self.organ_codes.snapshot() {
+                (codes, Some(_)) => Some(codes),
+                (_, None) => None,
+            },
         }
     }
 

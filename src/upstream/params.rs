@@ -28,6 +28,10 @@ pub enum Endpoint {
     Ceis,
     /// `/cnep`.
     Cnep,
+    /// `/orgaos-siafi`: SIAFI organ codes and names.
+    OrgansSiafi,
+    /// `/orgaos-siape`: SIAPE organ codes and names.
+    OrgansSiape,
 }
 
 /// Longest licitações period the portal accepts ("a period of at most one month"): a month
@@ -47,6 +51,8 @@ impl Endpoint {
             Endpoint::Servants => "/servidores",
             Endpoint::Ceis => "/ceis",
             Endpoint::Cnep => "/cnep",
+            Endpoint::OrgansSiafi => "/orgaos-siafi",
+            Endpoint::OrgansSiape => "/orgaos-siape",
         }
     }
 

@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::cache::ResponseCache;
 use super::counters::ClientCounters;
 pub use super::error::UpstreamError;
+use super::outcomes::{Outcomes, SourceHealth, host_of};
 
 /// A browser-like agent: the portal's WAF answers 405 with an HTML page to library agents.
 const BROWSER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0 Vigia/0.1";
@@ -64,7 +65,7 @@ struct Inner {
     hold_until: Mutex<Option<Instant>>,
     cache: Mutex<ResponseCache>,
     counters: ClientCounters,
-    last_error: Mutex<Option<&'static str>>,
+    outcomes: Outcomes,
 }
 
 impl std::fmt::Debug for UpstreamSource {
@@ -109,7 +110,7 @@ impl UpstreamSource {
                 hold_until: Mutex::new(None),
                 cache: Mutex::new(ResponseCache::new(cfg.cache_max_entries, cfg.cache_max_bytes)),
                 counters: ClientCounters::default(),
-                last_error: Mutex::new(None),
+                outcomes: Outcomes::default(),
             }),
         })
     }
@@ -137,17 +138,20 @@ impl UpstreamSource {
         query: &[(&str, String)],
     ) -> Result<(Option<Arc<Value>>, bool), UpstreamError> {
         let key = cache_key(path, query);
-        if let Some(hit) = self.lock_cache().get(&key, self.inner.ttl) {
+        let hit = self.lock_cache().get(&key, self.inner.ttl);
+        self.inner.outcomes.looked_up(hit.is_some());
+        if let Some(hit) = hit {
             return Ok((hit, true));
         }
         match self.fetch(path, query).await {
             Ok((body, bytes)) => {
+                self.inner.outcomes.succeeded();
                 let body = body.map(Arc::new);
                 self.lock_cache().insert(key, body.clone(), bytes, self.inner.ttl);
                 Ok((body, false))
             }
             Err(e) => {
-                *self.inner.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.class());
+                self.inner.outcomes.failed(e.class());
                 tracing::warn!(source = self.inner.name, class = e.class(), error = %e, "upstream request failed");
                 Err(e)
             }
@@ -275,8 +279,9 @@ impl UpstreamSource {
     /// A request without cache or retry (health probes): how long the upstream took.
     pub async fn probe(&self, path: &str, query: &[(&str, String)]) -> Result<Duration, UpstreamError> {
         let result = self.probe_once(path, query).await;
-        if let Err(e) = &result {
-            *self.inner.last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.class());
+        match &result {
+            Ok(_) => self.inner.outcomes.succeeded(),
+            Err(e) => self.inner.outcomes.failed(e.class()),
         }
         result
     }
@@ -325,7 +330,13 @@ impl UpstreamSource {
 
     /// The class of the last failed request ([`UpstreamError::class`]), if any failed.
     pub fn last_error_class(&self) -> Option<&'static str> {
-        *self.inner.last_error.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.outcomes.last_error_class()
+    }
+
+    /// The source's health as its own requests measured it: last success, last failure's
+    /// class, the cache's size and use, the base URL's host.
+    pub fn health(&self) -> SourceHealth {
+        self.inner.outcomes.health(self.inner.name, host_of(&self.inner.base), self.cache_size())
     }
 
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, ResponseCache> {

@@ -216,3 +216,66 @@ async fn the_regional_facts_carry_ibge_population_by_state_and_municipality_and_
     let again = regional_facts(&sources.ibge).await.unwrap();
     assert_eq!(again.indicators.len(), 1, "served from the cache");
 }
+
+/// The federal component of `/health/detailed`, and one of its sources by name.
+async fn federal_health(app: &crate::helpers::TestApp, name: &str) -> (Value, Value) {
+    let text = app.get("/health/detailed").await.text().await.unwrap();
+    assert!(!text.contains(crate::federal_standin::KEY), "the key never reaches health");
+    let h: Value = serde_json::from_str(&text).unwrap();
+    let federal = h["components"]["federal"].clone();
+    let source = federal["sources"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().unwrap();
+    (federal, source)
+}
+
+#[tokio::test]
+async fn health_lists_the_federal_sources_and_shows_a_failing_one_until_it_answers_again() {
+    let s = stand_in().await;
+    let app = spawn_app_with(|c| s.configure(c)).await;
+    let (federal, ibge) = federal_health(&app, "ibge").await;
+    let names: Vec<&str> = federal["sources"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ibge", "pncp", "datasus", "inep"]);
+    assert_eq!((federal["status"].as_str(), ibge["mode"].as_str()), (Some("healthy"), Some("production")));
+    assert_eq!(ibge["host"].as_str(), s.url.strip_prefix("http://"), "the host only: {ibge}");
+    assert!(ibge["last_success"].is_null() && ibge["last_error_class"].is_null());
+    s.set(crate::federal_standin::Fault::Unavailable);
+    assert_fallback(&app, "/api/v1/federal/ibge/demographics?ano=2023", "server_error").await;
+    let (federal, ibge) = federal_health(&app, "ibge").await;
+    assert_eq!((ibge["status"].as_str(), ibge["last_error_class"].as_str()), (Some("unhealthy"), Some("server_error")));
+    assert_eq!(federal["status"], "degraded");
+    let (_, pncp) = federal_health(&app, "pncp").await;
+    assert!(pncp["last_error_class"].is_null(), "only the source that failed: {pncp}");
+    s.set(crate::federal_standin::Fault::None);
+    for _ in 0..2 {
+        let (status, body) = get_json(&app, "/api/v1/federal/ibge/demographics?ano=2023").await;
+        assert_eq!((status, body["meta"]["data_status"].as_str()), (200, Some("completed")), "{body}");
+    }
+    let (federal, ibge) = federal_health(&app, "ibge").await;
+    assert_eq!((federal["status"].as_str(), ibge["status"].as_str()), (Some("healthy"), Some("healthy")));
+    assert!(ibge["last_success"].is_string() && ibge["last_error_class"] == "server_error", "{ibge}");
+    let cache = &ibge["cache"];
+    assert!(cache["entries"].as_u64().unwrap() >= 1 && cache["bytes"].as_u64().unwrap() > 0, "{cache}");
+    assert!(cache["hits"].as_u64().unwrap() >= 1 && cache["misses"].as_u64().unwrap() >= 2, "{cache}");
+}
+
+#[tokio::test]
+async fn a_repeated_demo_pncp_request_is_the_same_data_without_generating_it_again() {
+    let app = spawn_app().await;
+    let path = "/api/v1/federal/pncp/contracts?data_inicial=2024-03-01&data_final=2024-03-31";
+    let (_, first) = get_json(&app, path).await;
+    let (_, second) = get_json(&app, path).await;
+    assert_eq!(first["meta"]["demo_mode"], true);
+    assert!(!first["data"].as_array().unwrap().is_empty());
+    assert_eq!(first["data"], second["data"], "the generator is deterministic and the data is the held copy");
+    let (a, b) = (&first["meta"]["demo_cache"], &second["meta"]["demo_cache"]);
+    assert_eq!((a["hit"].as_bool(), b["hit"].as_bool()), (Some(false), Some(true)), "{a} {b}");
+    assert_eq!(a["generations"], b["generations"], "the second request generated nothing");
+    // Another page of the same period is served from the same generation; another period is not.
+    let (_, page2) = get_json(&app, &format!("{path}&pagina=2")).await;
+    assert_eq!(
+        (page2["meta"]["demo_cache"]["hit"].as_bool(), page2["meta"]["demo_cache"]["generations"].as_u64()),
+        (Some(true), b["generations"].as_u64())
+    );
+    let (_, april) =
+        get_json(&app, "/api/v1/federal/pncp/contracts?data_inicial=2024-04-01&data_final=2024-04-30").await;
+    assert_eq!(april["meta"]["demo_cache"]["generations"].as_u64(), b["generations"].as_u64().map(|n| n + 1));
+}

@@ -246,9 +246,10 @@ pub async fn assert_refused(s: &StandIn, app: &crate::helpers::TestApp, cases: &
         assert_eq!(body["error"]["code"], "VALIDATION_ERROR", "{path}");
         assert_eq!(body["error"]["details"]["field"], *field, "{path}");
     }
-    // The provider's scheduled sanctions refresh reads /ceis and /cnep on its own.
+    // The provider's scheduled refreshes read the sanctions and organ lists on their own.
+    let scheduled = ["/ceis", "/cnep", "/orgaos-siafi", "/orgaos-siape"];
     let sent: Vec<String> =
-        s.seen.lock().unwrap().iter().map(|r| r.path.clone()).filter(|p| p != "/ceis" && p != "/cnep").collect();
+        s.seen.lock().unwrap().iter().map(|r| r.path.clone()).filter(|p| !scheduled.contains(&p.as_str())).collect();
     assert!(sent.is_empty(), "nothing reached the upstream: {sent:?}");
 }
 

@@ -116,3 +116,22 @@ async fn an_upstream_400_is_a_validation_error_and_every_fault_falls_back_to_dem
         assert!(!body["data"].as_array().unwrap().is_empty(), "{fault:?}: the demo page has records");
     }
 }
+
+#[tokio::test]
+async fn demo_pages_of_one_organ_and_year_come_from_one_generation() {
+    let app = spawn_app().await;
+    let path = "/api/v1/transparency/contracts?codigo_orgao=36000&ano=2024&mes=3";
+    let (_, first) = get_json(&app, path).await;
+    let (_, again) = get_json(&app, path).await;
+    assert_eq!(first["data"], again["data"]);
+    let (a, b) = (&first["meta"]["demo_cache"], &again["meta"]["demo_cache"]);
+    assert_eq!((a["hit"].as_bool(), b["hit"].as_bool()), (Some(false), Some(true)), "{a} {b}");
+    assert_eq!(a["generations"], b["generations"]);
+    // Another month of the same organ and year filters the same generated data.
+    let (_, april) = get_json(&app, "/api/v1/transparency/contracts?codigo_orgao=36000&ano=2024&mes=4").await;
+    assert_eq!(
+        (april["meta"]["demo_cache"]["hit"].as_bool(), &april["meta"]["demo_cache"]["generations"]),
+        (Some(true), &b["generations"])
+    );
+    assert!(b["bytes"].as_u64().unwrap() > 0 && b["entries"] == 1, "{b}");
+}

@@ -147,11 +147,15 @@ async fn an_investigation_over_the_real_records_reads_every_kind_and_finds_what_
         (Some("portal_transparencia_api"), Some(false)),
         "{m}"
     );
-    // Honest truncation: the request budget stopped the despesas (a request per day and
-    // unit) and says where; contracts, aditivos and licitações were read to their end.
+    // Honest truncation: the request budget cut the despesas (a request per day and unit) to
+    // a sample of days and says which; contracts, aditivos and licitações were read to their
+    // end.
     let notes: Vec<&str> = m["data_notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     assert_eq!(m["truncated"], true, "{m}");
-    assert!(notes.iter().any(|n| n.starts_with("despesas read up to")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("despesas (empenhos) read for") && n.contains("of the 366 days")),
+        "{notes:?}"
+    );
     assert!(!notes.iter().any(|n| n.contains("aditivos") || n.contains("participants")), "{notes:?}");
     assert_eq!(m["total_records_analyzed"].as_u64().unwrap() as usize, expected_ds.len(), "{m}");
     assert_eq!(m["records_available"].as_u64().unwrap() as usize, expected_ds.len(), "{m}");

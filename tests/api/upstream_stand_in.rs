@@ -31,6 +31,13 @@ pub struct Records {
     pub expenses: Vec<Value>,
     pub ceis: Vec<Value>,
     pub cnep: Vec<Value>,
+    /// `/servidores` rows (CadastroServidorDTO), filtered by `orgaoServidorLotacao`.
+    pub servants: Vec<Value>,
+    /// `/orgaos-siafi` and `/orgaos-siape` rows (`{codigo, descricao}`).
+    pub siafi: Vec<Value>,
+    pub siape: Vec<Value>,
+    /// Paths that answer 403 (not allowed for this key) while the rest answer.
+    pub forbidden: Vec<&'static str>,
 }
 
 /// What every request gets.
@@ -132,6 +139,9 @@ async fn serve(
             .into_response();
     }
     let r = &s.records;
+    if r.forbidden.contains(&path.as_str()) {
+        return StatusCode::FORBIDDEN.into_response();
+    }
     let (from, to) = (dmy(&q, "dataInicial"), dmy(&q, "dataFinal"));
     match path.as_str() {
         "/contratos" => {
@@ -175,6 +185,16 @@ async fn serve(
                 .collect();
             page(rows, &q)
         }
+        "/servidores" => {
+            let Some(organ) = q.get("orgaoServidorLotacao") else {
+                return bad(
+                    "Filtros mínimos: Página (padrão = 1); Código Órgão Lotação (SIAPE) OU Código Órgão Exercício (SIAPE) OU CPF;",
+                );
+            };
+            page(r.servants.iter().filter(|v| text(v, "servidor.orgaoServidorLotacao.codigo") == organ).collect(), &q)
+        }
+        "/orgaos-siafi" => page(r.siafi.iter().collect(), &q),
+        "/orgaos-siape" => page(r.siape.iter().collect(), &q),
         "/ceis" => page(r.ceis.iter().collect(), &q),
         "/cnep" => page(r.cnep.iter().collect(), &q),
         _ => (StatusCode::NOT_FOUND, "not found").into_response(),

@@ -47,6 +47,11 @@ pub struct DatasusClient {
 }
 
 impl DatasusClient {
+    /// The source under this client (health reads its outcomes).
+    pub fn source(&self) -> &UpstreamSource {
+        &self.src
+    }
+
     /// Over one source.
     pub fn new(src: UpstreamSource) -> Self {
         DatasusClient { src }

@@ -88,6 +88,11 @@ pub struct IbgeClient {
 }
 
 impl IbgeClient {
+    /// The source under this client (health reads its outcomes).
+    pub fn source(&self) -> &UpstreamSource {
+        &self.src
+    }
+
     /// Over one source.
     pub fn new(src: UpstreamSource) -> Self {
         IbgeClient { src }

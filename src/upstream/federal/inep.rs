@@ -46,6 +46,11 @@ pub struct InepClient {
 }
 
 impl InepClient {
+    /// The source under this client (health reads its outcomes).
+    pub fn source(&self) -> &UpstreamSource {
+        &self.src
+    }
+
     /// Over one source.
     pub fn new(src: UpstreamSource) -> Self {
         InepClient { src }

@@ -72,6 +72,16 @@ impl FederalSources {
     }
 }
 
+impl FederalSources {
+    /// The health of IBGE, PNCP, DataSUS and INEP as their clients measured it.
+    pub fn health(&self) -> Vec<super::outcomes::SourceHealth> {
+        [self.ibge.source(), self.pncp.source(), self.datasus.source(), self.inep.source()]
+            .into_iter()
+            .map(UpstreamSource::health)
+            .collect()
+    }
+}
+
 fn source_config(name: &'static str, base: &str, requests_per_minute: u32, upstream: &UpstreamConfig) -> SourceConfig {
     SourceConfig {
         name,

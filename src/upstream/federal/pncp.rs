@@ -76,6 +76,11 @@ pub struct PncpClient {
 }
 
 impl PncpClient {
+    /// The source under this client (health reads its outcomes).
+    pub fn source(&self) -> &UpstreamSource {
+        &self.src
+    }
+
     /// Over one source.
     pub fn new(src: UpstreamSource) -> Self {
         PncpClient { src }

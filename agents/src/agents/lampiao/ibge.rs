@@ -186,6 +186,28 @@ mod tests {
         assert!(t.municipalities.iter().all(|m| t.state(m.uf).is_some()));
     }
 
+    /// The shared real records (`../shared/real/ibge`, IBGE localidades), when the checkout has
+    /// them: the table's states, regions and municipalities are exactly theirs. They carry no
+    /// population, so the state figures cannot be checked against them (see `ibge_ufs.tsv`).
+    #[test]
+    fn the_tables_match_the_ibge_localidades_in_the_shared_real_records() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/real/ibge");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+        let (Some(states), Some(cities)) = (read("estados.json"), read("cidades.json")) else { return };
+        let states: Vec<serde_json::Value> = serde_json::from_str(&states).unwrap();
+        let cities: Vec<serde_json::Value> = serde_json::from_str(&cities).unwrap();
+        let t = tables();
+        assert_eq!((states.len(), cities.len()), (t.states.len(), t.municipalities.len()));
+        for s in &states {
+            let ours = t.state(s["sigla"].as_str().unwrap()).unwrap();
+            assert_eq!((ours.name, ours.region), (s["nome"].as_str().unwrap(), s["regiao"].as_str().unwrap()));
+        }
+        for c in &cities {
+            let (m, _) = t.municipality(&c["id"].to_string(), None).unwrap();
+            assert_eq!((m.name, m.uf), (c["nome"].as_str().unwrap(), c["uf"].as_str().unwrap()));
+        }
+    }
+
     #[test]
     fn the_state_populations_add_up_to_the_census_total() {
         let total: u64 = tables().states.iter().filter_map(|s| s.population).sum();
