@@ -7,13 +7,17 @@ fn data(seed: u64) -> Dataset {
     generate(&DemoSpec { seed, contracts: 60, ..DemoSpec::default() }).dataset
 }
 
+/// An output of `anomalies` findings (real ones, repeated as needed).
 fn output(anomalies: usize) -> AgentOutput {
-    let ds = data(1);
-    let found = vigia_agents::engine::analyse(&ds, &DetectionParams::default(), &vigia_agents::CancelFlag::new())
-        .map(|(a, _)| a)
-        .unwrap_or_default();
-    let anomalies = found.into_iter().cycle().take(anomalies).collect();
-    AgentOutput { anomalies, ..AgentOutput::default() }
+    static FOUND: std::sync::OnceLock<Vec<vigia_agents::Anomaly>> = std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let ds = generate(&DemoSpec { seed: 1, contracts: 1_000, ..DemoSpec::default() }).dataset;
+        vigia_agents::engine::analyse(&ds, &DetectionParams::default(), &vigia_agents::CancelFlag::new())
+            .map(|(a, _)| a)
+            .unwrap_or_default()
+    });
+    assert!(!found.is_empty(), "the demo data has findings");
+    AgentOutput { anomalies: found.iter().cycle().take(anomalies).cloned().collect(), ..AgentOutput::default() }
 }
 
 #[test]

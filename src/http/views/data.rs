@@ -65,4 +65,19 @@ pub struct DataMeta {
     pub notice: Option<String>,
     /// What an offline answer could not show.
     pub note: Option<String>,
+    /// Demo data: the cache that keeps generated answers (`service/federal_demo.rs`).
+    pub demo_cache: Option<DemoCacheFigures>,
+}
+
+/// `meta.demo_cache`: whether this answer's data was held, and the cache's figures.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct DemoCacheFigures {
+    /// Whether the data was held (not generated for this request).
+    pub hit: bool,
+    /// Generations the cache has run since start.
+    pub generations: u64,
+    /// Answers held now.
+    pub entries: u64,
+    /// Their size as JSON, bytes.
+    pub bytes: u64,
 }
