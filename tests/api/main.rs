@@ -6,6 +6,7 @@ mod admin;
 mod admin_cache;
 mod admin_extra;
 mod agents;
+mod analysis_cache;
 mod audit;
 mod auth;
 mod chat;
