@@ -7,7 +7,9 @@
 //! - time to the first event and to `complete` (p50, p99) and completed answers per second at
 //!   1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
 //!   history, drummond's answer, durable storage; no analysis) and for investigation turns
-//!   (a real investigation of the demo data per turn, streamed finding by finding);
+//!   (a real investigation of the demo data per turn, streamed finding by finding; the same
+//!   question each turn, so the analysis cache serves the agents' outputs, then again on a
+//!   server with the analysis cache off);
 //! - on a fresh server: the peak RSS while 10,000 SSE chat turns are in flight at once, and the
 //!   RSS with 10,000 chat WebSocket connections open at once, each after one turn.
 
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
 use serde_json::json;
-use server::{free_port, rss_mb, serve, wait_ready};
+use server::{free_port, rss_mb, serve, serve_with, wait_ready};
 
 /// One turn over SSE: (time to the first event, time to the terminal event, completed?).
 async fn turn(client: &reqwest::Client, base: &str, message: &str) -> Option<(Duration, Duration, bool)> {
@@ -116,7 +118,17 @@ async fn main() -> anyhow::Result<()> {
     for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
         level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
     }
+    server.kill()?;
+    server.wait()?;
 
+    // The same investigation turns with the analysis cache off: every turn runs the agents.
+    let dir = tempfile::tempdir()?;
+    let mut server = serve_with(dir.path(), port, 200, &[("VIGIA__AGENTS__ANALYSIS_CACHE_TTL_SECS", "0")])?;
+    wait_ready(&client, &base).await?;
+    turn(&client, &base, question).await;
+    for (c, n) in [(1, 50), (100, 1_000)] {
+        level(&client, &base, question, "investigation, analysis cache off", c, n).await;
+    }
     server.kill()?;
     server.wait()?;
 

@@ -8,7 +8,9 @@
 //! - `GET /health/live` and `GET /api/v1/investigations/{id}/status` with a JWT, requests per
 //!   second with wrk (2 threads, 64 connections, 10 s each);
 //! - investigations started and completed per second over demo data (2,000 runs of 200
-//!   contracts, 64 in flight, each start followed on its event stream to its terminal event);
+//!   contracts, 64 in flight, each start followed on its event stream to its terminal event):
+//!   the same question each time (the analysis cache serves the agents' outputs), then on a
+//!   server with the analysis cache off (every run analyses, as distinct data would);
 //! - 1,000 SSE streams held open at once on running investigations, and the server's RSS
 //!   before and while they are open.
 //!
@@ -27,7 +29,7 @@ use serde_json::{Value, json};
 #[path = "support/server.rs"]
 mod server;
 
-use server::{free_port, login, rss_mb, serve, wait_ready};
+use server::{free_port, login, rss_mb, serve, serve_with, wait_ready};
 
 /// Installs wrk when missing; whether it can run.
 fn ensure_wrk() -> bool {
@@ -201,7 +203,21 @@ async fn main() -> anyhow::Result<()> {
     let done = run_many(&client, &base, &token, runs).await;
     let secs = began.elapsed().as_secs_f64();
     println!(
-        "investigations of 200 demo contracts, 64 in flight: {done}/{runs} completed in {secs:.2} s = {:.0}/s",
+        "investigations of 200 demo contracts, 64 in flight, the same question (analysis cache on): {done}/{runs} completed in {secs:.2} s = {:.0}/s",
+        done as f64 / secs
+    );
+    server.kill()?;
+    server.wait()?;
+    // Every run analyses again: what distinct data costs.
+    let dir = tempfile::tempdir()?;
+    let mut server = serve_with(dir.path(), port, 200, &[("VIGIA__AGENTS__ANALYSIS_CACHE_TTL_SECS", "0")])?;
+    wait_ready(&client, &base).await?;
+    let token = login(&client, &base).await?;
+    let began = Instant::now();
+    let done = run_many(&client, &base, &token, runs).await;
+    let secs = began.elapsed().as_secs_f64();
+    println!(
+        "investigations of 200 demo contracts, 64 in flight, analysis cache off (every run analyses): {done}/{runs} completed in {secs:.2} s = {:.0}/s",
         done as f64 / secs
     );
     server.kill()?;

@@ -208,6 +208,7 @@ impl App {
         });
         let server = tokio::spawn(async move { axum::serve(listener, make).with_graceful_shutdown(shutdown).await });
         health.mark_ready();
+        crate::runtime::memory::release_free_memory();
         tracing::info!(addr = %config.server.addr, mode = if config.production_mode() { "production" } else { "demo" }, "serving");
 
         let mut server = server;

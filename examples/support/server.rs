@@ -28,6 +28,11 @@ fn binary() -> anyhow::Result<std::path::PathBuf> {
 
 /// Starts `vigia serve` on `port` over `dir` with `records` demo contracts per fetch.
 pub fn serve(dir: &std::path::Path, port: u16, records: usize) -> anyhow::Result<Child> {
+    serve_with(dir, port, records, &[])
+}
+
+/// [`serve`] with more environment variables (e.g. a setting turned off).
+pub fn serve_with(dir: &std::path::Path, port: u16, records: usize, env: &[(&str, &str)]) -> anyhow::Result<Child> {
     Ok(Command::new(binary()?)
         .arg("serve")
         .env_clear()
@@ -40,6 +45,7 @@ pub fn serve(dir: &std::path::Path, port: u16, records: usize) -> anyhow::Result
         .env("VIGIA_ADMIN_EMAIL", EMAIL)
         .env("VIGIA_ADMIN_PASSWORD", PASSWORD)
         .env("VIGIA_LOG", "error")
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()?)
