@@ -292,11 +292,13 @@ async fn analyse(
             Some(done) = pending.next() => {
                 let (agent, r) = done;
                 match r {
-                    Ok(out) => {
-                        for a in &out.anomalies {
+                    Ok(mut out) => {
+                        // The anomalies move into the results; the output keeps its insights
+                        // and recommendations.
+                        for a in std::mem::take(&mut out.anomalies) {
                             if emitted.insert(a.id.clone()) {
-                                em.anomaly(a, &index).await;
-                                anomalies.push(a.clone());
+                                em.anomaly(&a, &index).await;
+                                anomalies.push(a);
                             }
                         }
                         for i in &out.insights {
