@@ -17,8 +17,9 @@
 //! `-- --investigations` measures only the investigations per second.
 //!
 //! `cargo run --release --example bench_load -- --soak N` instead runs N investigations of 200
-//! demo contracts (64 in flight) and 10,000 failed logins against one server, printing its RSS
-//! and the store's size on disk twenty times along the way (flat after warm-up means bounded).
+//! demo contracts (64 in flight) and 10,000 failed logins against one server whose retention
+//! keeps finished investigations two minutes (pruned every 20 s), printing its RSS and the
+//! store's size on disk twenty times along the way (flat after warm-up means bounded).
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -127,7 +128,11 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
-    let mut server = serve(dir.path(), port, 200)?;
+    // Retention as a long-running service has it, compressed in time: finished investigations
+    // are kept two minutes and pruned every 20 s, so "flat after warm-up" covers the store too.
+    let retention =
+        [("VIGIA__RETENTION__INVESTIGATIONS_DAYS", "0.0014"), ("VIGIA__RETENTION__PRUNE_INTERVAL_SECS", "20")];
+    let mut server = serve_with(dir.path(), port, 200, &retention)?;
     wait_ready(client, &base).await?;
     let token = login(client, &base).await?;
     let step = (runs / 20).max(1);
