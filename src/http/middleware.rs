@@ -36,19 +36,20 @@ pub async fn observe(mut req: Request, next: Next) -> Response {
         .map(str::to_string)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     req.extensions_mut().insert(RequestId(request_id.clone()));
-    let path = req.uri().path().to_string();
+    // The URI's parts share the request buffer: a clone is a reference count, not a copy.
+    let uri = req.uri().clone();
+    let path = uri.path();
     let method = req.method().clone();
-    let route =
-        req.extensions().get::<MatchedPath>().map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
+    let route = req.extensions().get::<MatchedPath>().cloned();
 
     let mut resp = next.run(req).await;
 
     let status = resp.status();
     let pending = resp.extensions_mut().remove::<PendingError>().map(|p| p.0);
     let is_json = resp.headers().get(CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    let error = pending.or_else(|| (status.as_u16() >= 400 && !is_json).then(|| error_for_status(status, &path)));
+    let error = pending.or_else(|| (status.as_u16() >= 400 && !is_json).then(|| error_for_status(status, path)));
     if let Some(error) = error {
-        let body = envelope(Lang::for_path(&path), &error, &request_id);
+        let body = envelope(Lang::for_path(path), &error, &request_id);
         let mut fresh = (status, axum::Json(body)).into_response();
         for (name, value) in resp.headers() {
             if name != CONTENT_TYPE && name != CONTENT_LENGTH {
@@ -60,10 +61,37 @@ pub async fn observe(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&request_id) {
         resp.headers_mut().insert(REQUEST_ID.clone(), v);
     }
-    let labels = [("method", method.to_string()), ("route", route), ("status", status.as_u16().to_string())];
-    metrics::counter!("vigia_http_requests_total", &labels).increment(1);
-    metrics::histogram!("vigia_http_request_duration_seconds", &labels[..2]).record(started.elapsed().as_secs_f64());
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let (count, duration) = request_metrics(&method, route, status.as_u16());
+    count.increment(1);
+    duration.record(started.elapsed().as_secs_f64());
     resp
+}
+
+/// The request counter and duration histogram of one method, route and status. The recorder
+/// finds a metric by building and hashing a key of owned labels; a server answering tens of
+/// thousands of requests a second looks each combination up once and keeps the handles (the
+/// combinations are bounded by the routes).
+fn request_metrics(method: &axum::http::Method, route: &str, status: u16) -> (metrics::Counter, metrics::Histogram) {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::{LazyLock, PoisonError, RwLock};
+    type Entry = (axum::http::Method, Box<str>, u16, metrics::Counter, metrics::Histogram);
+    static HANDLES: LazyLock<RwLock<HashMap<u64, Vec<Entry>>>> = LazyLock::new(RwLock::default);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (method.as_str(), route, status).hash(&mut h);
+    let key = h.finish();
+    let same = |e: &&Entry| e.0 == *method && &*e.1 == route && e.2 == status;
+    if let Some(e) = HANDLES.read().unwrap_or_else(PoisonError::into_inner).get(&key).and_then(|v| v.iter().find(same))
+    {
+        return (e.3.clone(), e.4.clone());
+    }
+    let labels = [("method", method.to_string()), ("route", route.to_string()), ("status", status.to_string())];
+    let count = metrics::counter!("vigia_http_requests_total", &labels);
+    let duration = metrics::histogram!("vigia_http_request_duration_seconds", &labels[..2]);
+    let entry = (method.clone(), Box::from(route), status, count.clone(), duration.clone());
+    HANDLES.write().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().push(entry);
+    (count, duration)
 }
 
 /// Answers a request that may have changed state only once the change is durable
