@@ -6,7 +6,9 @@
 //! off) and measures, with a Rust SSE/WebSocket client:
 //! - time to the first event and to `complete` (p50, p99) and completed answers per second at
 //!   1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
-//!   history, drummond's answer, durable storage; no analysis) and for investigation turns
+//!   history, drummond's answer, durable storage; no analysis), for analysis turns answered by
+//!   an agent over the demo data without an investigation (lampião's regional spending), and
+//!   for investigation turns
 //!   (a real investigation of the demo data per turn, streamed finding by finding; the same
 //!   question each turn, so the analysis cache serves the agents' outputs, then again on a
 //!   server with the analysis cache off);
@@ -113,6 +115,13 @@ async fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|---|");
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)] {
         level(&client, &base, "olá, tudo bem?", "conversation", c, n).await;
+    }
+    // An analysis turn over the demo data that answers without an investigation (lampião's
+    // regional spending: the data fetched, the agent run, the answer written and stored).
+    let regional = "qual a distribuição regional dos gastos da saúde?";
+    turn(&client, &base, regional).await;
+    for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)] {
+        level(&client, &base, regional, "regional analysis (lampião, demo data)", c, n).await;
     }
     let question = "Investigue contratos do Ministério da Saúde em 2024";
     for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
