@@ -72,9 +72,45 @@ impl AgentCalls {
     }
 }
 
+/// One call of an agent, recorded exactly once by whichever side sees its end first: the host
+/// when the analysis finishes (before it tells subscribers, so an `ANALYSIS_FINISHED` event is
+/// never ahead of the totals), the caller when no host answered (no slot, a timeout, a stopped
+/// actor). A timed-out analysis that finishes later is not counted again.
+#[derive(Clone)]
+pub(crate) struct CallRecord {
+    calls: std::sync::Arc<AgentCalls>,
+    agent: AgentId,
+    requested: std::time::Instant,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CallRecord {
+    /// A call of `agent` asked for now.
+    pub(crate) fn new(calls: std::sync::Arc<AgentCalls>, agent: AgentId) -> Self {
+        CallRecord { calls, agent, requested: std::time::Instant::now(), done: Default::default() }
+    }
+
+    /// Records the call's end (time since it was asked for), unless it was recorded already.
+    pub(crate) fn end(&self, end: CallEnd) {
+        if !self.done.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            self.calls.record(self.agent, self.requested.elapsed(), end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_record_counts_its_call_once_whoever_ends_it() {
+        let calls = std::sync::Arc::new(AgentCalls::default());
+        let record = CallRecord::new(calls.clone(), AgentId::Anita);
+        record.clone().end(CallEnd::Failed);
+        record.end(CallEnd::Ok);
+        let s = calls.get(AgentId::Anita);
+        assert_eq!((s.calls, s.failures), (1, 1), "the first end counts, the late one does not");
+    }
 
     #[test]
     fn latency_averages_only_finished_analyses_and_failures_are_counted() {

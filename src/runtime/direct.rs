@@ -3,13 +3,13 @@
 //! direct calls (`/api/v1/agents/{name}/...`, chat) use it alone.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ractor::ActorRef;
 use ractor::rpc::CallResult;
 use vigia_agents::{AgentId, AgentOutput};
 
-use super::calls::{AgentCalls, CallEnd};
+use super::calls::{AgentCalls, CallEnd, CallRecord};
 use super::host::{HostMsg, Job, JobFailure};
 use super::pool::{Lease, PoolMsg};
 
@@ -39,14 +39,16 @@ pub(crate) async fn run_job(
     pool: &ActorRef<PoolMsg>,
     calls: &Arc<AgentCalls>,
     agent: AgentId,
-    job: Job,
+    mut job: Job,
     timeout: Duration,
 ) -> Result<AgentOutput, RunFailure> {
-    let started = Instant::now();
+    // The host records the call when the analysis ends; this side only when no host answered.
+    let record = CallRecord::new(calls.clone(), agent);
+    job.record = Some(record.clone());
     let lease = match acquire(pool, agent, timeout).await {
         Ok(lease) => lease,
         Err(e) => {
-            calls.record(agent, started.elapsed(), CallEnd::Failed);
+            record.end(CallEnd::Failed);
             return Err(RunFailure::NoLease(e));
         }
     };
@@ -60,12 +62,12 @@ pub(crate) async fn run_job(
         Ok(CallResult::SenderError) => Err(RunFailure::Failed("agent stopped before answering".into())),
         Err(_) => Err(RunFailure::Failed("agent is not running".into())),
     };
-    let end = match &out {
+    // Already recorded by the host when it answered; a timeout or a stopped agent is a failure.
+    record.end(match &out {
         Ok(_) => CallEnd::Ok,
         Err(RunFailure::Cancelled) => CallEnd::Cancelled,
         Err(_) => CallEnd::Failed,
-    };
-    calls.record(agent, started.elapsed(), end);
+    });
     out
 }
 

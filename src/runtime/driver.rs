@@ -256,6 +256,7 @@ async fn analyse(
             }),
             findings: findings.clone(),
             question: Some(question.clone()),
+            record: None,
         };
         let (pool, calls, timeout) = (deps.pool.clone(), deps.calls.clone(), deps.analysis_timeout);
         // Each agent leases, analyses and returns its lease in its own future: under a cap

@@ -13,6 +13,7 @@ use vigia_agents::{
 };
 
 use super::activity::{PoolEvent, PoolEvents};
+use super::calls::CallEnd;
 use super::memory;
 
 /// Builds agents from ids; tests inject their own (e.g. an agent that panics).
@@ -54,6 +55,8 @@ pub(crate) struct Job {
     pub findings: Arc<FindingsCache>,
     /// The user's question, for the agents that read one.
     pub question: Option<Arc<str>>,
+    /// The call's statistics, recorded by the host when the analysis ends (set by `run_job`).
+    pub record: Option<super::calls::CallRecord>,
 }
 
 /// Why an analysis produced nothing.
@@ -121,6 +124,7 @@ impl Actor for AgentHost {
                 let memory_mb = memory::to_mb(shared.held_bytes());
                 events.send(PoolEvent::AnalysisStarted { agent: id, in_flight, memory_mb, at: Utc::now() });
                 let started = std::time::Instant::now();
+                let record = job.record.clone();
                 tokio::spawn(async move {
                     let on_thread = shared.clone();
                     let run = super::work::spawn_blocking(move || {
@@ -149,8 +153,16 @@ impl Actor for AgentHost {
                             (Err(JobFailure::Panicked(text.clone())), Some(text))
                         }
                     };
-                    // Told before the caller hears the answer, so a subscriber sees the end of
-                    // an analysis before anything its caller does next (an unload, say).
+                    // Counted, then told, before the caller hears the answer: a subscriber
+                    // sees the end of an analysis with its totals, and before anything its
+                    // caller does next (an unload, say).
+                    if let Some(record) = &record {
+                        record.end(match &result {
+                            Ok(_) => CallEnd::Ok,
+                            Err(JobFailure::Cancelled) => CallEnd::Cancelled,
+                            Err(_) => CallEnd::Failed,
+                        });
+                    }
                     events.send(PoolEvent::AnalysisFinished {
                         agent: id,
                         error: result.as_ref().err().map(ToString::to_string),

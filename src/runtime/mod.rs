@@ -305,6 +305,7 @@ impl RuntimeHandle {
             progress: call.progress.unwrap_or_else(|| Arc::new(|_| {})),
             findings: call.findings.unwrap_or_default(),
             question: call.question.map(Arc::from),
+            record: None,
         };
         match direct::run_job(&self.pool, &self.calls, call.agent, job, self.analysis_timeout).await {
             Ok(out) => Ok(out),

@@ -164,6 +164,9 @@ async fn agent_activity_sends_a_snapshot_then_each_load_analysis_and_unload_as_i
         assert_eq!((&finished["ok"], &finished["error"]), (&json!(true), &Value::Null), "{finished}");
         assert!(finished["durationMs"].as_f64().unwrap() > 0.0);
         assert_eq!(finished["agent"]["inFlight"], 0);
+        // The call is counted before its end is told.
+        let total = |i: &Value| i["agent"]["totalTasks"].as_u64().unwrap();
+        assert_eq!(total(finished), total(started) + 1, "{started} {finished}");
         assert_eq!((&unloaded["reason"], &unloaded["agent"]["loaded"]), (&json!("admin"), &json!(false)));
     }
 }
