@@ -4,6 +4,7 @@
 //! storage and data.
 
 pub mod audit;
+pub mod bounded;
 pub mod chat;
 pub mod cursor;
 pub mod event;

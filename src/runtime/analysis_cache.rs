@@ -6,26 +6,19 @@
 //! `agents.analysis_cache_ttl_secs`, 0 turns it off). Bounded by entries and by the anomalies
 //! held, so a million-record analysis never sits here.
 
-use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use vigia_agents::{AgentId, AgentOutput, Dataset, DetectionParams};
+
+use crate::domain::bounded::BoundedCache;
 
 /// Most outputs kept.
 const ENTRIES: usize = 512;
 /// Most anomalies kept, all outputs together; a larger output is not kept.
 const ANOMALIES: usize = 50_000;
-
-/// What an agent's output depends on.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
-    data: [u8; 32],
-    agent: AgentId,
-    params: String,
-}
 
 /// The content hash of a dataset (its records as the engine sees them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,27 +53,25 @@ impl Fingerprint {
     }
 }
 
-/// Recent agent outputs.
+/// Recent agent outputs, weighed by their anomalies.
 pub(crate) struct AnalysisCache {
     ttl: Duration,
-    inner: Mutex<Inner>,
-}
-
-#[derive(Default)]
-struct Inner {
-    map: HashMap<Key, (Instant, Arc<AgentOutput>)>,
-    order: VecDeque<Key>,
-    anomalies: usize,
+    kept: Mutex<BoundedCache<Arc<AgentOutput>>>,
 }
 
 impl AnalysisCache {
     /// A cache keeping outputs for `ttl` (zero keeps nothing).
     pub fn new(ttl: Duration) -> Self {
-        AnalysisCache { ttl, inner: Mutex::default() }
+        AnalysisCache { ttl, kept: Mutex::new(BoundedCache::new(ENTRIES, ANOMALIES)) }
     }
 
-    fn key(data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Key {
-        Key { data: data.0, agent, params: params.cache_key() }
+    /// What an agent's output depends on: the records, the agent and the parameters.
+    fn key(data: Fingerprint, agent: AgentId, params: &DetectionParams) -> String {
+        format!("{}|{}|{}", hex::encode(data.0), agent.as_str(), params.cache_key())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<AgentOutput>>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The output `agent` gave over the same data and parameters within the time to live.
@@ -88,39 +79,27 @@ impl AnalysisCache {
         if self.ttl.is_zero() {
             return None;
         }
-        let key = Self::key(data, agent, params);
-        let found = {
-            let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-            inner.map.get(&key).filter(|(at, _)| at.elapsed() < self.ttl).map(|(_, out)| out.clone())
-        };
+        let found = self.lock().get(&Self::key(data, agent, params), self.ttl);
         metrics::counter!("vigia_analysis_cache_total", "result" => if found.is_some() { "hit" } else { "miss" })
             .increment(1);
         found
     }
 
     /// Keeps `out`, the output of `agent` over the data and parameters, dropping the oldest
-    /// and the expired outputs beyond the bounds.
+    /// and the expired outputs beyond the bounds; an output over a tenth of the anomaly bound
+    /// is not kept.
     pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &AgentOutput) {
         if self.ttl.is_zero() || out.anomalies.len() > ANOMALIES / 10 {
             return;
         }
         let key = Self::key(data, agent, params);
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(old) = inner.map.insert(key.clone(), (Instant::now(), Arc::new(out.clone()))) {
-            inner.anomalies -= old.1.anomalies.len();
-            inner.order.retain(|k| *k != key);
-        }
-        inner.anomalies += out.anomalies.len();
-        inner.order.push_back(key);
-        while inner.order.len() > ENTRIES
-            || inner.anomalies > ANOMALIES
-            || inner.order.front().is_some_and(|k| inner.map.get(k).is_none_or(|(at, _)| at.elapsed() >= self.ttl))
-        {
-            let Some(oldest) = inner.order.pop_front() else { break };
-            if let Some((_, out)) = inner.map.remove(&oldest) {
-                inner.anomalies -= out.anomalies.len();
-            }
-        }
+        self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
+    }
+
+    /// Outputs and anomalies held now.
+    #[cfg(test)]
+    fn size(&self) -> (usize, usize) {
+        self.lock().size()
     }
 }
 

@@ -63,7 +63,7 @@ fn the_cache_holds_at_most_its_anomaly_budget_dropping_the_oldest() {
     }
     assert!(cache.get(fps[0], AgentId::Zumbi, &p).is_none(), "the oldest went first");
     assert!(cache.get(fps[11], AgentId::Zumbi, &p).is_some());
-    let held = cache.inner.lock().unwrap().anomalies;
+    let held = cache.size().1;
     assert!(held <= ANOMALIES, "{held}");
     let too_big = output(ANOMALIES / 10 + 1);
     cache.put(fps[0], AgentId::Anita, &p, &too_big);

@@ -83,40 +83,37 @@ fn demo_batch_until(
 /// dataset of 2,000 contracts costs a fraction of generating it. Bounded by entries and by
 /// records held; the oldest entry goes first.
 mod generated {
-    use std::collections::VecDeque;
     use std::sync::{Arc, Mutex, PoisonError};
+    use std::time::Duration;
 
     use vigia_agents::Dataset;
     use vigia_agents::demo::DemoSpec;
+
+    use crate::domain::bounded::BoundedCache;
 
     /// Most datasets kept.
     const ENTRIES: usize = 32;
     /// Most records kept, all datasets together; a larger dataset is not kept.
     const RECORDS: usize = 200_000;
+    /// Generated data never goes stale: only the bounds drop it.
+    const FOREVER: Duration = Duration::MAX;
 
-    static CACHE: Mutex<VecDeque<(DemoSpec, Arc<Dataset>)>> = Mutex::new(VecDeque::new());
+    static CACHE: Mutex<Option<BoundedCache<Arc<Dataset>>>> = Mutex::new(None);
 
-    fn cache() -> std::sync::MutexGuard<'static, VecDeque<(DemoSpec, Arc<Dataset>)>> {
-        CACHE.lock().unwrap_or_else(PoisonError::into_inner)
+    fn with<T>(f: impl FnOnce(&mut BoundedCache<Arc<Dataset>>) -> T) -> T {
+        let mut c = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        f(c.get_or_insert_with(|| BoundedCache::new(ENTRIES, RECORDS)))
     }
 
     /// The dataset generated for `spec`, if kept.
     pub fn get(spec: &DemoSpec) -> Option<Arc<Dataset>> {
-        cache().iter().find(|(s, _)| s == spec).map(|(_, d)| d.clone())
+        with(|c| c.get(&format!("{spec:?}"), FOREVER))
     }
 
     /// Keeps a dataset generated for `spec`.
     pub fn put(spec: DemoSpec, dataset: &Dataset) {
-        if dataset.len() > RECORDS {
-            return;
-        }
-        let mut c = cache();
-        if c.iter().any(|(s, _)| *s == spec) {
-            return;
-        }
-        c.push_back((spec, Arc::new(dataset.clone())));
-        while c.len() > ENTRIES || c.iter().map(|(_, d)| d.len()).sum::<usize>() > RECORDS {
-            c.pop_front();
+        if dataset.len() <= RECORDS {
+            with(|c| c.insert(format!("{spec:?}"), Arc::new(dataset.clone()), dataset.len(), FOREVER));
         }
     }
 }

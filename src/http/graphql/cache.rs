@@ -7,14 +7,15 @@
 //!   `PERSISTED_QUERY_NOT_FOUND`, and the client sends the query with its hash once, which is
 //!   checked and kept.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_graphql::parser::types::OperationType;
 use async_graphql::{ErrorExtensions, Request, ServerError};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
+
+use crate::domain::bounded::BoundedCache;
 
 /// Answers kept at most.
 const RESPONSES_KEPT: usize = 1024;
@@ -28,46 +29,24 @@ fn sha256_hex(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
-/// A map that keeps at most `cap` entries, dropping the oldest insertion first.
-struct Bounded<V> {
-    cap: usize,
-    entries: HashMap<String, (Instant, V)>,
-}
+/// Kept without expiry (persisted queries): only the entry bound drops them.
+const FOREVER: Duration = Duration::MAX;
 
-impl<V: Clone> Bounded<V> {
-    fn new(cap: usize) -> Self {
-        Bounded { cap, entries: HashMap::new() }
-    }
-
-    fn get(&self, key: &str, ttl: Option<Duration>) -> Option<V> {
-        let (at, v) = self.entries.get(key)?;
-        ttl.is_none_or(|ttl| at.elapsed() < ttl).then(|| v.clone())
-    }
-
-    fn insert(&mut self, key: String, value: V, ttl: Option<Duration>) {
-        if let Some(ttl) = ttl {
-            self.entries.retain(|_, (at, _)| at.elapsed() < ttl);
-        }
-        if self.entries.len() >= self.cap
-            && !self.entries.contains_key(&key)
-            && let Some(oldest) = self.entries.iter().min_by_key(|(_, (at, _))| *at).map(|(k, _)| k.clone())
-        {
-            self.entries.remove(&oldest);
-        }
-        self.entries.insert(key, (Instant::now(), value));
-    }
+/// At most `cap` entries, each weighing one, oldest inserted first out.
+fn bounded<V: Clone>(cap: usize) -> BoundedCache<V> {
+    BoundedCache::new(cap, cap)
 }
 
 /// Answers to anonymous queries.
 pub struct ResponseCache {
     ttl: Duration,
-    kept: Mutex<Bounded<Bytes>>,
+    kept: Mutex<BoundedCache<Bytes>>,
 }
 
 impl ResponseCache {
     /// A cache whose answers are fresh for `ttl`.
     pub fn new(ttl: Duration) -> Self {
-        ResponseCache { ttl, kept: Mutex::new(Bounded::new(RESPONSES_KEPT)) }
+        ResponseCache { ttl, kept: Mutex::new(bounded(RESPONSES_KEPT)) }
     }
 
     /// The key of a request: its text, operation name and variables; `None` for a text too
@@ -84,12 +63,12 @@ impl ResponseCache {
 
     /// A fresh answer to the request of `key`.
     pub fn get(&self, key: &str) -> Option<Bytes> {
-        self.kept.lock().unwrap_or_else(|p| p.into_inner()).get(key, Some(self.ttl))
+        self.kept.lock().unwrap_or_else(|p| p.into_inner()).get(key, self.ttl)
     }
 
     /// Keeps the answer to the request of `key`.
     pub fn put(&self, key: String, body: Bytes) {
-        self.kept.lock().unwrap_or_else(|p| p.into_inner()).insert(key, body, Some(self.ttl));
+        self.kept.lock().unwrap_or_else(|p| p.into_inner()).insert(key, body, 1, self.ttl);
     }
 }
 
@@ -109,12 +88,12 @@ pub fn operation_type(req: &mut Request) -> Option<OperationType> {
 
 /// Queries persisted by their hash.
 pub struct PersistedQueries {
-    kept: Mutex<Bounded<String>>,
+    kept: Mutex<BoundedCache<String>>,
 }
 
 impl Default for PersistedQueries {
     fn default() -> Self {
-        PersistedQueries { kept: Mutex::new(Bounded::new(QUERIES_KEPT)) }
+        PersistedQueries { kept: Mutex::new(bounded(QUERIES_KEPT)) }
     }
 }
 
@@ -132,15 +111,16 @@ impl PersistedQueries {
         };
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         if req.query.trim().is_empty() {
-            req.query =
-                kept.get(&hash, None).ok_or_else(|| refusal("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_FOUND"))?;
+            req.query = kept
+                .get(&hash, FOREVER)
+                .ok_or_else(|| refusal("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_FOUND"))?;
             return Ok(());
         }
         if sha256_hex(&req.query) != hash {
             return Err(refusal("the query does not match its sha256Hash", "VALIDATION_ERROR"));
         }
         if req.query.len() <= MAX_QUERY_BYTES {
-            kept.insert(hash, req.query.clone(), None);
+            kept.insert(hash, req.query.clone(), 1, FOREVER);
         }
         Ok(())
     }
@@ -182,7 +162,7 @@ mod tests {
         for i in 0..RESPONSES_KEPT + 10 {
             cache.put(i.to_string(), Bytes::from_static(b"{}"));
         }
-        assert_eq!(cache.kept.lock().unwrap().entries.len(), RESPONSES_KEPT);
+        assert_eq!(cache.kept.lock().unwrap().size().0, RESPONSES_KEPT);
     }
 
     #[test]
