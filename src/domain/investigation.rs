@@ -239,8 +239,10 @@ impl Provenance {
 /// The results of a finished run (the spec's InvestigationResponse, language-neutral).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Results {
-    /// Anomalies, most severe first.
-    pub anomalies: Vec<Anomaly>,
+    /// Anomalies, most severe first; shared (`Arc`), so results built from outputs already
+    /// held (the analysis cache) and the views built from results do not copy them.
+    #[serde(with = "shared_vec")]
+    pub anomalies: Vec<std::sync::Arc<Anomaly>>,
     /// Summary and risk score.
     pub summary: Summary,
     /// Insights of every agent.
@@ -345,5 +347,23 @@ impl Investigation {
             }
             _ => 0.0,
         }
+    }
+}
+
+/// Serde for a `Vec<Arc<T>>` as the plain sequence of `T` (serde's own `Arc` support needs a
+/// feature flag that would rebuild every dependency).
+pub mod shared_vec {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serialises the values the `Arc`s point to.
+    pub fn serialize<T: Serialize, S: Serializer>(v: &[Arc<T>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|a| &**a))
+    }
+
+    /// Reads a sequence of `T`, each into its own `Arc`.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Vec<Arc<T>>, D::Error> {
+        Ok(Vec::<T>::deserialize(d)?.into_iter().map(Arc::new).collect())
     }
 }

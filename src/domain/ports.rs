@@ -32,8 +32,13 @@ pub trait InvestigationStore: Send + Sync + 'static {
     fn get(&self, id: InvestigationId) -> Result<Option<Investigation>, PortError>;
     /// Every investigation, oldest first.
     fn list(&self) -> Result<Vec<Investigation>, PortError>;
-    /// Appends an event (its `seq` must be the next one).
-    fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError>;
+    /// Appends consecutive events (the first `seq` must be the next one) as one write: a run
+    /// persists what one step produced (an agent's findings, insights and progress) together.
+    fn append_events(&self, id: InvestigationId, events: &[InvestigationEvent]) -> Result<(), PortError>;
+    /// Appends one event (its `seq` must be the next one).
+    fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError> {
+        self.append_events(id, std::slice::from_ref(event))
+    }
     /// Events with `seq > after`, in order.
     fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError>;
     /// Makes every write so far durable.
@@ -61,8 +66,9 @@ pub struct DataQuery {
 /// Records and where they came from.
 #[derive(Debug, Clone)]
 pub struct DataBatch {
-    /// Normalised records.
-    pub dataset: Dataset,
+    /// Normalised records, shared: a dataset served again (demo data, a cached answer) is not
+    /// copied for each investigation.
+    pub dataset: std::sync::Arc<Dataset>,
     /// Source, demo flag, freshness, cache hit, fallback reason.
     pub provenance: Provenance,
 }

@@ -266,21 +266,48 @@ impl Filters {
     /// detectors join against, and are kept whole.
     pub fn apply(&self, mut ds: vigia_agents::Dataset) -> vigia_agents::Dataset {
         ds.contracts.retain(|c| self.keep(c));
-        let valued: Option<std::collections::HashSet<&str>> = (self.min_value.is_some() || self.max_value.is_some())
-            .then(|| ds.contracts.iter().map(|c| c.process_number.as_str()).collect());
-        ds.biddings.retain(|b| {
-            valued.as_ref().is_none_or(|kept| kept.contains(b.process_number.as_str()))
-                && self.keep_record(
-                    None,
-                    b.opened_on.or(b.published_on),
-                    &[&b.organ.code, &b.unit.code],
-                    Some(&b.modality),
-                )
-        });
-        ds.expenses
-            .retain(|e| self.keep_record(Some(e.value), e.date, &[&e.organ.code, &e.unit.code], Some(&e.modality)));
-        ds.agreements.retain(|a| self.keep_record(Some(a.value), a.valid_from, &[&a.organ.code], None));
+        let valued = self.valued_processes(&ds.contracts);
+        ds.biddings.retain(|b| self.keep_bidding(b, valued.as_ref()));
+        ds.expenses.retain(|e| self.keep_expense(e));
+        ds.agreements.retain(|a| self.keep_agreement(a));
         ds
+    }
+
+    /// [`Filters::apply`] over a shared dataset: the same `Arc` when every record passes (a
+    /// demo or cached dataset asked for whole is not copied), else a filtered copy.
+    pub fn apply_shared(&self, ds: std::sync::Arc<vigia_agents::Dataset>) -> std::sync::Arc<vigia_agents::Dataset> {
+        let valued = self.valued_processes(&ds.contracts);
+        let whole = ds.contracts.iter().all(|c| self.keep(c))
+            && ds.biddings.iter().all(|b| self.keep_bidding(b, valued.as_ref()))
+            && ds.expenses.iter().all(|e| self.keep_expense(e))
+            && ds.agreements.iter().all(|a| self.keep_agreement(a));
+        if whole { ds } else { std::sync::Arc::new(self.apply(std::sync::Arc::unwrap_or_clone(ds))) }
+    }
+
+    /// Under a value filter, the process numbers of `contracts` (those kept).
+    fn valued_processes<'a>(
+        &self,
+        contracts: &'a [vigia_agents::Contract],
+    ) -> Option<std::collections::HashSet<&'a str>> {
+        (self.min_value.is_some() || self.max_value.is_some())
+            .then(|| contracts.iter().map(|c| c.process_number.as_str()).collect())
+    }
+
+    fn keep_bidding(
+        &self,
+        b: &vigia_agents::model::bidding::Bidding,
+        valued: Option<&std::collections::HashSet<&str>>,
+    ) -> bool {
+        valued.is_none_or(|kept| kept.contains(b.process_number.as_str()))
+            && self.keep_record(None, b.opened_on.or(b.published_on), &[&b.organ.code, &b.unit.code], Some(&b.modality))
+    }
+
+    fn keep_expense(&self, e: &vigia_agents::model::expense::Expense) -> bool {
+        self.keep_record(Some(e.value), e.date, &[&e.organ.code, &e.unit.code], Some(&e.modality))
+    }
+
+    fn keep_agreement(&self, a: &vigia_agents::model::agreement::Agreement) -> bool {
+        self.keep_record(Some(a.value), a.valid_from, &[&a.organ.code], None)
     }
 
     /// Whether a contract passes the filters (value, signing date, organ or unit, modality).
@@ -318,57 +345,5 @@ impl Filters {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn portuguese_field_names_parse_into_the_same_request() {
-        let pt: InvestigationRequest = serde_json::from_value(serde_json::json!({
-            "consulta": "contratos da saúde", "fonte_dados": "portal_transparencia",
-            "filtros": {"valor_minimo": 1000.0, "intervalo_data": {"inicio": "2024-01-01", "fim": "2024-12-31"}},
-            "tipos_anomalia": ["anomalia_preco"], "sensibilidade": 0.9
-        }))
-        .unwrap();
-        pt.validate().unwrap();
-        assert_eq!(pt.filters.min_value, Some(1000.0));
-        let p = pt.detection_params();
-        assert_eq!(p.anomaly_types, Some(vec![AnomalyType::PriceAnomaly]));
-        assert_eq!(p.sensitivity, 0.9);
-        assert_eq!(p.confidence_threshold, 0.8);
-    }
-
-    #[test]
-    fn out_of_range_values_name_their_field() {
-        let mut r = InvestigationRequest::new("x");
-        r.sensitivity = Some(1.5);
-        assert_eq!(r.validate().unwrap_err().details["field"], "sensitivity");
-        let mut r = InvestigationRequest::new("x");
-        r.data_source = "twitter".into();
-        assert_eq!(r.validate().unwrap_err().details["field"], "data_source");
-        assert_eq!(InvestigationRequest::new("  ").validate().unwrap_err().details["field"], "query");
-    }
-
-    #[test]
-    fn filters_apply_to_every_spending_record_kind_and_keep_reference_data() {
-        use vigia_agents::demo::{DemoSpec, generate};
-        let data = generate(&DemoSpec { seed: 5, contracts: 600, ..DemoSpec::default() }).dataset;
-        let organ = data.contracts[0].organ.code.to_string();
-        let by_organ = Filters { organizations: vec![organ.clone()], ..Filters::default() }.apply(data.clone());
-        assert!(!by_organ.contracts.is_empty() && !by_organ.expenses.is_empty());
-        assert!(by_organ.contracts.iter().all(|c| c.organ.code == organ.as_str()));
-        assert!(by_organ.biddings.iter().all(|b| b.organ.code == organ.as_str()));
-        assert!(by_organ.expenses.iter().all(|e| e.organ.code == organ.as_str()));
-        assert!(by_organ.expenses.len() < data.expenses.len());
-        assert_eq!(
-            (by_organ.servants.len(), by_organ.sanctions.len(), by_organ.suppliers.len()),
-            (data.servants.len(), data.sanctions.len(), data.suppliers.len())
-        );
-
-        let big = Filters { min_value: Some(500_000.0), ..Filters::default() }.apply(data.clone());
-        assert!(big.contracts.iter().all(|c| c.value() >= 500_000.0));
-        assert!(big.expenses.iter().all(|e| e.value >= 500_000.0));
-        let kept: std::collections::HashSet<&str> = big.contracts.iter().map(|c| c.process_number.as_str()).collect();
-        assert!(big.biddings.iter().all(|b| kept.contains(b.process_number.as_str())));
-        assert!(big.biddings.len() < data.biddings.len());
-    }
-}
+#[path = "request_tests.rs"]
+mod tests;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use vigia_agents::{AgentId, AgentOutput, Dataset, DetectionParams};
+use vigia_agents::{AgentId, AgentOutput, Anomaly, Dataset, DetectionParams};
 
 use crate::domain::bounded::BoundedCache;
 
@@ -53,10 +53,27 @@ impl Fingerprint {
     }
 }
 
+/// An agent's output with its anomalies shared: an investigation takes an output held here
+/// into its results without copying a finding.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SharedOutput {
+    /// The output's anomalies.
+    pub anomalies: Vec<Arc<Anomaly>>,
+    /// The rest of the output (its own `anomalies` empty).
+    pub rest: AgentOutput,
+}
+
+impl From<AgentOutput> for SharedOutput {
+    fn from(mut rest: AgentOutput) -> Self {
+        let anomalies = std::mem::take(&mut rest.anomalies).into_iter().map(Arc::new).collect();
+        SharedOutput { anomalies, rest }
+    }
+}
+
 /// Recent agent outputs, weighed by their anomalies.
 pub(crate) struct AnalysisCache {
     ttl: Duration,
-    kept: Mutex<BoundedCache<Arc<AgentOutput>>>,
+    kept: Mutex<BoundedCache<Arc<SharedOutput>>>,
 }
 
 impl AnalysisCache {
@@ -70,12 +87,12 @@ impl AnalysisCache {
         format!("{}|{}|{}", hex::encode(data.0), agent.as_str(), params.cache_key())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<AgentOutput>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<SharedOutput>>> {
         self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The output `agent` gave over the same data and parameters within the time to live.
-    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<AgentOutput>> {
+    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<SharedOutput>> {
         if self.ttl.is_zero() {
             return None;
         }
@@ -88,11 +105,12 @@ impl AnalysisCache {
     /// Keeps `out`, the output of `agent` over the data and parameters, dropping the oldest
     /// and the expired outputs beyond the bounds; an output over a tenth of the anomaly bound
     /// is not kept.
-    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &AgentOutput) {
+    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &SharedOutput) {
         if self.ttl.is_zero() || out.anomalies.len() > ANOMALIES / 10 {
             return;
         }
         let key = Self::key(data, agent, params);
+        // The anomalies are shared with the run that put them, not copied.
         self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
     }
 

@@ -8,7 +8,7 @@ fn data(seed: u64) -> Dataset {
 }
 
 /// An output of `anomalies` findings (real ones, repeated as needed).
-fn output(anomalies: usize) -> AgentOutput {
+fn output(anomalies: usize) -> SharedOutput {
     static FOUND: std::sync::OnceLock<Vec<vigia_agents::Anomaly>> = std::sync::OnceLock::new();
     let found = FOUND.get_or_init(|| {
         let ds = generate(&DemoSpec { seed: 1, contracts: 1_000, ..DemoSpec::default() }).dataset;
@@ -17,7 +17,7 @@ fn output(anomalies: usize) -> AgentOutput {
             .unwrap_or_default()
     });
     assert!(!found.is_empty(), "the demo data has findings");
-    AgentOutput { anomalies: found.iter().cycle().take(anomalies).cloned().collect(), ..AgentOutput::default() }
+    AgentOutput { anomalies: found.iter().cycle().take(anomalies).cloned().collect(), ..AgentOutput::default() }.into()
 }
 
 #[test]

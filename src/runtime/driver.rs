@@ -15,7 +15,7 @@ use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
 use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
 
-use super::analysis_cache::{AnalysisCache, Fingerprint};
+use super::analysis_cache::{AnalysisCache, Fingerprint, SharedOutput};
 use super::direct::run_job;
 use super::emitter::Emitter;
 use super::events::EventHub;
@@ -130,8 +130,7 @@ fn failed(code: &str, message: String, recoverable: bool) -> Outcome {
 }
 
 async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, started: std::time::Instant) -> Outcome {
-    em.phase(Phase::Initialization, 0).await;
-    em.phase(Phase::DataCollection, 0).await;
+    em.phases(&[Phase::Initialization, Phase::DataCollection]).await;
     let req = em.inv().request.clone();
     let query = req.data_query();
     let fetched = tokio::select! {
@@ -144,7 +143,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     };
     em.phase(Phase::Preprocessing, 0).await;
     let provenance = batch.provenance;
-    let dataset = Arc::new(req.filters.apply(batch.dataset));
+    let dataset = req.filters.apply_shared(batch.dataset);
     em.inv_mut().progress.records_processed = dataset.len();
     let found = dataset.spending_len();
     if found < deps.min_records {
@@ -181,7 +180,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
             }
         }
     }
-    let partial = |anomalies: Vec<Anomaly>, insights, recommendations, agents_used, agents_failed| Results {
+    let partial = |anomalies: Vec<Arc<Anomaly>>, insights, recommendations, agents_used, agents_failed| Results {
         agents_cached: agents_cached.clone(),
         summary: Summary::of(&anomalies),
         anomalies,
@@ -204,7 +203,6 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         let why: Vec<String> = agents_failed.iter().map(|(a, e)| format!("{a}: {e}")).collect();
         return failed("AGENTS_FAILED", format!("every agent failed ({})", why.join("; ")), true);
     }
-    em.phase(Phase::PatternDetection, 0).await;
     anomalies.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -214,14 +212,15 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     if let Some(max) = req.max_results {
         anomalies.truncate(max as usize);
     }
-    em.phase(Phase::ResultAggregation, 0).await;
     let results = partial(anomalies, insights, recommendations, agents_used, agents_failed);
-    em.phase(Phase::ReportGeneration, 0).await;
+    // Ranking, aggregation and the report take no time of their own: one write for the three.
+    em.phases(&[Phase::PatternDetection, Phase::ResultAggregation, Phase::ReportGeneration]).await;
     Outcome::Done(Box::new(results))
 }
 
-/// Anomalies, outputs in plan order, failed agents with why, agents answered from the cache.
-type Analysis = (Vec<Anomaly>, Vec<(AgentId, AgentOutput)>, Vec<(String, String)>, Vec<String>);
+/// Anomalies, outputs in plan order (their anomalies taken into the first), failed agents
+/// with why, agents answered from the cache.
+type Analysis = (Vec<Arc<Anomaly>>, Vec<(AgentId, AgentOutput)>, Vec<(String, String)>, Vec<String>);
 
 /// Runs every agent in parallel, streaming progress, anomalies and insights as agents finish.
 async fn analyse(
@@ -264,7 +263,7 @@ async fn analyse(
         let (analyses, params) = (deps.analyses.clone(), params.clone());
         pending.push(
             async move {
-                let out = run_job(&pool, &calls, agent, job, timeout).await;
+                let out = run_job(&pool, &calls, agent, job, timeout).await.map(SharedOutput::from);
                 if let (Ok(out), Some(d)) = (&out, data) {
                     analyses.put(d, agent, &params, out);
                 }
@@ -291,28 +290,42 @@ async fn analyse(
                 }
             }
             Some(done) = pending.next() => {
-                let (agent, r) = done;
-                match r {
-                    Ok(mut out) => {
-                        // The anomalies move into the results; the output keeps its insights
-                        // and recommendations.
-                        for a in std::mem::take(&mut out.anomalies) {
-                            if emitted.insert(a.id.clone()) {
-                                em.anomaly(&a, &index).await;
-                                anomalies.push(a);
-                            }
-                        }
-                        for i in &out.insights {
-                            em.emit(EventKind::Insight { agent: i.agent.clone(), message: i.insight.clone(), confidence: i.confidence }).await;
-                        }
-                        outputs.push((agent, out));
-                    }
-                    Err(e) => failed.push((agent.as_str().into(), e.to_string())),
+                // What the agents that finished by now brought is persisted in one write:
+                // their new anomalies, their insights and the progress each completes (agents
+                // answered from the analysis cache all finish at once).
+                let mut ready = vec![done];
+                while let Some(Some(more)) = pending.next().now_or_never() {
+                    ready.push(more);
                 }
-                if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
-                let pct = agent_pct(&fractions);
-                last_pct = pct;
-                em.progress(Phase::AgentAnalysis, pct, pending.len()).await;
+                let mut events = Vec::new();
+                let mut running = pending.len() + ready.len();
+                for (agent, r) in ready {
+                    running -= 1;
+                    match r {
+                        Ok(SharedOutput { anomalies: found, rest: out }) => {
+                            // The anomalies (shared, not copied) go into the results; the
+                            // output keeps its insights and recommendations.
+                            for a in found {
+                                if emitted.insert(a.id.clone()) {
+                                    events.extend(em.anomaly_event(&a, &index));
+                                    anomalies.push(a);
+                                }
+                            }
+                            events.extend(out.insights.iter().map(|i| EventKind::Insight {
+                                agent: i.agent.clone(),
+                                message: i.insight.clone(),
+                                confidence: i.confidence,
+                            }));
+                            outputs.push((agent, out));
+                        }
+                        Err(e) => failed.push((agent.as_str().into(), e.to_string())),
+                    }
+                    if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
+                    let pct = agent_pct(&fractions);
+                    last_pct = pct;
+                    events.push(em.progress_event(Phase::AgentAnalysis, pct, running));
+                }
+                em.emit_all(events).await;
             }
         }
     }

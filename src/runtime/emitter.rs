@@ -71,17 +71,28 @@ impl Emitter {
 
     /// Persists the investigation and the event, then publishes the event.
     pub async fn emit(&mut self, kind: EventKind) {
-        self.reserve_next().await;
-        let event = self.persist(kind);
-        self.hub.publish(self.inv.id, event);
+        self.emit_all(vec![kind]).await;
     }
 
-    /// Makes sure the next sequence number is durably reserved before it can be published.
-    async fn reserve_next(&mut self) {
-        if self.seq < self.reserved {
+    /// Persists the investigation and the events in one write, then publishes them in order:
+    /// what one step of a run produced at once (an agent's findings, insights and progress)
+    /// costs one insert, not one per event.
+    pub async fn emit_all(&mut self, kinds: Vec<EventKind>) {
+        if kinds.is_empty() {
             return;
         }
-        let upto = self.seq + SEQ_BLOCK;
+        self.reserve(kinds.len() as u64).await;
+        for event in self.persist(kinds) {
+            self.hub.publish(self.inv.id, event);
+        }
+    }
+
+    /// Makes sure the next `n` sequence numbers are durably reserved before any can be published.
+    async fn reserve(&mut self, n: u64) {
+        if self.seq + n <= self.reserved {
+            return;
+        }
+        let upto = self.seq + n + SEQ_BLOCK;
         let reserved = self.store.reserve_seq(self.inv.id, upto);
         let durable = match reserved {
             Ok(()) => self.store.flush().await,
@@ -94,25 +105,48 @@ impl Emitter {
         }
     }
 
-    fn persist(&mut self, kind: EventKind) -> InvestigationEvent {
-        self.seq += 1;
-        let event = InvestigationEvent { seq: self.seq, kind };
+    fn persist(&mut self, kinds: Vec<EventKind>) -> Vec<InvestigationEvent> {
+        let events: Vec<InvestigationEvent> = kinds
+            .into_iter()
+            .map(|kind| {
+                self.seq += 1;
+                InvestigationEvent { seq: self.seq, kind }
+            })
+            .collect();
         // Progress moves only the investigation's head (status views read it); the full
         // record is written at the end. Anomaly and insight events only append, so a run with
         // many findings writes each finding once.
-        let saved = match event.kind {
-            EventKind::Anomaly { .. } | EventKind::Insight { .. } => Ok(()),
-            EventKind::Progress { .. } => self.store.save_progress(&self.inv),
-            _ => self.store.save(&self.inv),
+        let full = events.iter().any(|e| {
+            !matches!(e.kind, EventKind::Anomaly { .. } | EventKind::Insight { .. } | EventKind::Progress { .. })
+        });
+        let progress = events.iter().any(|e| matches!(e.kind, EventKind::Progress { .. }));
+        let saved = if full {
+            self.store.save(&self.inv)
+        } else if progress {
+            self.store.save_progress(&self.inv)
+        } else {
+            Ok(())
         };
-        if let Err(e) = saved.and_then(|_| self.store.append_event(self.inv.id, &event)) {
-            tracing::error!(investigation = %self.inv.id, error = %e, "could not persist an event");
+        if let Err(e) = saved.and_then(|_| self.store.append_events(self.inv.id, &events)) {
+            tracing::error!(investigation = %self.inv.id, error = %e, "could not persist events");
         }
-        event
+        events
     }
 
     /// Enters a phase: marks the previous one completed and emits progress.
     pub async fn phase(&mut self, phase: Phase, agents_active: usize) {
+        let event = self.phase_event(phase, agents_active);
+        self.emit(event).await;
+    }
+
+    /// Enters each phase in turn (steps that take no time of their own), one write for all.
+    pub async fn phases(&mut self, phases: &[Phase]) {
+        let events = phases.iter().map(|p| self.phase_event(*p, 0)).collect();
+        self.emit_all(events).await;
+    }
+
+    /// Moves to `phase` (the previous one completed) and returns its progress event.
+    fn phase_event(&mut self, phase: Phase, agents_active: usize) -> EventKind {
         let p = &mut self.inv.progress;
         if let Some(prev) = p.current_phase
             && prev != phase
@@ -120,23 +154,29 @@ impl Emitter {
         {
             p.phases_completed.push(prev);
         }
-        self.progress(phase, phase.start_percentage(), agents_active).await;
+        self.progress_event(phase, phase.start_percentage(), agents_active)
     }
 
     /// Emits progress within a phase.
     pub async fn progress(&mut self, phase: Phase, percentage: f64, agents_active: usize) {
+        let event = self.progress_event(phase, percentage, agents_active);
+        self.emit(event).await;
+    }
+
+    /// Moves the progress within a phase and returns its event.
+    pub fn progress_event(&mut self, phase: Phase, percentage: f64, agents_active: usize) -> EventKind {
         let percentage = (percentage * 10.0).round() / 10.0;
         self.inv.progress.current_phase = Some(phase);
         self.inv.progress.percentage = percentage;
-        self.emit(EventKind::Progress { percentage, current_phase: phase, agents_active }).await;
+        EventKind::Progress { percentage, current_phase: phase, agents_active }
     }
 
-    /// Emits an anomaly, naming the contract behind it (primary, else first related), the
-    /// supplier (or an agreement's grantee) it concerns, and the contract's value (else the
-    /// money at stake).
-    pub async fn anomaly(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) {
+    /// The event of an anomaly not emitted before, naming the contract behind it (primary,
+    /// else first related), the supplier (or an agreement's grantee) it concerns, and the
+    /// contract's value (else the money at stake); counts it.
+    pub fn anomaly_event(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) -> Option<EventKind> {
         if !self.seen.insert(a.id.clone()) {
-            return;
+            return None;
         }
         self.inv.progress.anomalies_found += 1;
         let contract = std::iter::once(&a.affected_entities.primary)
@@ -152,7 +192,7 @@ impl Emitter {
             _ => contract.map(|c| c.supplier.name.to_string()).or(party),
         };
         let at_stake = Some(a.value_at_stake()).filter(|v| *v > 0.0);
-        self.emit(EventKind::Anomaly {
+        Some(EventKind::Anomaly {
             id: a.id.clone(),
             anomaly_type: a.kind.as_str().into(),
             severity: a.severity.as_str().into(),
@@ -163,7 +203,6 @@ impl Emitter {
             value: contract.map(Contract::value).or(at_stake),
             at_stake,
         })
-        .await;
     }
 
     /// Writes the final state, makes it durable, then emits the terminal event.
@@ -201,12 +240,14 @@ impl Emitter {
                 EventKind::Error { code: e.code, message: e.message, recoverable: e.recoverable }
             }
         };
-        self.reserve_next().await;
-        let event = self.persist(terminal);
+        self.reserve(1).await;
+        let events = self.persist(vec![terminal]);
         if let Err(e) = self.store.flush().await {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not flush the store");
         }
-        self.hub.publish(self.inv.id, event);
+        for event in events {
+            self.hub.publish(self.inv.id, event);
+        }
         record_end(status);
     }
 }

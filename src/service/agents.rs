@@ -186,7 +186,7 @@ impl AgentService {
                 .with("data_source", inv.source().as_str())
         })?;
         let params = inv.detection_params();
-        Ok((Arc::new(inv.filters.apply(batch.dataset)), batch.provenance, params))
+        Ok((inv.filters.apply_shared(batch.dataset), batch.provenance, params))
     }
 
     /// Runs `agent_name` over the data `req` names (or answers from an identical recent call).

@@ -31,6 +31,17 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
     key
 }
 
+/// Decodes one record of the events tree (one event, or an array of consecutive ones) into
+/// `out`.
+fn decode_events(bytes: &[u8], out: &mut Vec<InvestigationEvent>) -> Result<(), StorageError> {
+    if bytes.get(1) == Some(&b'[') {
+        out.extend(decode::<Vec<InvestigationEvent>>(bytes)?);
+    } else {
+        out.push(decode(bytes)?);
+    }
+    Ok(())
+}
+
 impl Store {
     /// The head of one investigation (never decodes its results).
     pub fn head(&self, id: InvestigationId) -> Result<Option<InvestigationHead>, StorageError> {
@@ -149,22 +160,47 @@ impl InvestigationStore for Store {
         )
     }
 
-    fn append_event(&self, id: InvestigationId, event: &InvestigationEvent) -> Result<(), PortError> {
+    fn append_events(&self, id: InvestigationId, events: &[InvestigationEvent]) -> Result<(), PortError> {
+        let Some(first) = events.first() else { return Ok(()) };
         self.stats.wrote();
+        // One record per write, keyed by its first event: a single event alone (what stores
+        // written before batches hold), several as an array.
+        let value = match events {
+            [one] => encode(one)?,
+            many => encode(&many)?,
+        };
         self.stats.time(
             "investigation_events.append",
-            || self.events.insert(event_key(id, event.seq), encode(event)?).map_err(StorageError::from),
-            |_| 1,
+            || self.events.insert(event_key(id, first.seq), value).map_err(StorageError::from),
+            |_| events.len() as u64,
         )?;
         Ok(())
     }
 
     fn events_after(&self, id: InvestigationId, after: u64) -> Result<Vec<InvestigationEvent>, PortError> {
-        let start = event_key(id, after.saturating_add(1));
+        let wanted = after.saturating_add(1);
         let end = event_key(id, u64::MAX);
+        // The record holding event `after + 1` may start before it: begin at the last record
+        // keyed at or below it (key 0 is the reservation, never an event).
+        let start = self
+            .events
+            .range(event_key(id, 1)..=event_key(id, wanted))
+            .keys()
+            .next_back()
+            .transpose()
+            .map_err(StorageError::from)?
+            .map_or_else(|| event_key(id, wanted).to_vec(), |k| k.to_vec());
         self.stats.time(
             "investigation_events.range",
-            || self.events.range(start..=end).values().map(|v| Ok(decode(&v.map_err(StorageError::from)?)?)).collect(),
+            || -> Result<Vec<InvestigationEvent>, PortError> {
+                let mut out = Vec::new();
+                for v in self.events.range(start.as_slice()..=&end[..]).values() {
+                    let v = v.map_err(StorageError::from)?;
+                    decode_events(&v, &mut out)?;
+                }
+                out.retain(|e| e.seq >= wanted);
+                Ok(out)
+            },
             |r: &Result<Vec<InvestigationEvent>, PortError>| r.as_ref().map_or(0, |v| v.len() as u64),
         )
     }
@@ -237,6 +273,26 @@ mod tests {
         assert_eq!(after_one, vec![2, 3]);
         assert_eq!(store.list().unwrap().len(), 1);
         assert_eq!(store.head(inv.id).unwrap().unwrap(), InvestigationHead::from(&inv));
+    }
+
+    #[test]
+    fn events_written_together_are_read_one_by_one_from_any_point_even_inside_a_write() {
+        let store = Store::temporary().unwrap();
+        let id = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil()).id;
+        let other = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil()).id;
+        store.reserve_seq(id, 300).unwrap();
+        store.append_event(id, &progress(1)).unwrap();
+        store.append_events(id, &[progress(2), progress(3), progress(4)]).unwrap();
+        store.append_event(id, &progress(5)).unwrap();
+        store.append_events(id, &[progress(6), progress(7)]).unwrap();
+        store.append_events(other, &[progress(1), progress(2)]).unwrap();
+        let seqs = |after| store.events_after(id, after).unwrap().iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(0), (1..=7).collect::<Vec<_>>());
+        for after in 0..=7 {
+            assert_eq!(seqs(after), (after + 1..=7).collect::<Vec<_>>(), "after {after}");
+        }
+        assert!(seqs(9).is_empty());
+        assert_eq!(store.reserved_seq(id).unwrap(), 300, "the reservation is not an event");
     }
 
     #[test]

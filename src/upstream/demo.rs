@@ -65,9 +65,9 @@ fn demo_batch_until(
     };
     let content_key = format!("demo|{spec:?}");
     let (dataset, cache_hit) = match generated::get(&spec) {
-        Some(cached) => ((*cached).clone(), true),
+        Some(cached) => (cached, true),
         None => {
-            let dataset = generate_until(&spec, Flavour::Normal, stop)?.dataset;
+            let dataset = Arc::new(generate_until(&spec, Flavour::Normal, stop)?.dataset);
             generated::put(spec, &dataset);
             (dataset, false)
         }
@@ -79,8 +79,8 @@ fn demo_batch_until(
 }
 
 /// Demo datasets already generated. Generation is a pure function of its [`DemoSpec`] (seed,
-/// size, organs, year), so identical questions in demo mode share one generation: a copy of a
-/// dataset of 2,000 contracts costs a fraction of generating it. Bounded by entries and by
+/// size, organs, year), so identical questions in demo mode share one generation: they share
+/// the one dataset, never copied. Bounded by entries and by
 /// records held; the oldest entry goes first.
 mod generated {
     use std::sync::{Arc, Mutex, PoisonError};
@@ -110,10 +110,10 @@ mod generated {
         with(|c| c.get(&format!("{spec:?}"), FOREVER))
     }
 
-    /// Keeps a dataset generated for `spec`.
-    pub fn put(spec: DemoSpec, dataset: &Dataset) {
+    /// Keeps a dataset generated for `spec` (shared with the batches that use it).
+    pub fn put(spec: DemoSpec, dataset: &Arc<Dataset>) {
         if dataset.len() <= RECORDS {
-            with(|c| c.insert(format!("{spec:?}"), Arc::new(dataset.clone()), dataset.len(), FOREVER));
+            with(|c| c.insert(format!("{spec:?}"), dataset.clone(), dataset.len(), FOREVER));
         }
     }
 }

@@ -222,7 +222,7 @@ impl Provider {
         }
         dataset.sanctions = sanctions.as_ref().clone();
         Ok(DataBatch {
-            dataset: demo::shared(dataset),
+            dataset: Arc::new(demo::shared(dataset)),
             provenance: Provenance {
                 source: "portal_transparencia_api".into(),
                 demo_mode: false,

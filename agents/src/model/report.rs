@@ -74,11 +74,11 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Summarises a set of anomalies.
-    pub fn of(anomalies: &[Anomaly]) -> Summary {
+    /// Summarises a set of anomalies (owned or shared).
+    pub fn of<A: std::borrow::Borrow<Anomaly>>(anomalies: &[A]) -> Summary {
         let mut by_type: BTreeMap<AnomalyType, usize> = AnomalyType::ALL.iter().map(|t| (*t, 0)).collect();
         let mut by_severity = BySeverity::default();
-        for a in anomalies {
+        for a in anomalies.iter().map(A::borrow) {
             *by_type.entry(a.kind).or_default() += 1;
             match a.severity {
                 Severity::Critical => by_severity.critical += 1,
@@ -99,9 +99,10 @@ impl Summary {
 /// or more at stake counts fully; non-monetary findings count at 0.6). The score is the chance
 /// that at least one is irregular, `100 * (1 - Π(1 - p))`, rounded. No anomalies give 0; a
 /// handful of confident critical findings approach 100; many low ones raise it slowly.
-pub fn risk_score(anomalies: &[Anomaly]) -> u8 {
+pub fn risk_score<A: std::borrow::Borrow<Anomaly>>(anomalies: &[A]) -> u8 {
     let clean: f64 = anomalies
         .iter()
+        .map(A::borrow)
         .map(|a| {
             let w = match a.severity {
                 Severity::Critical => 0.5,

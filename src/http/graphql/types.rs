@@ -129,7 +129,7 @@ impl Investigation {
     /// The anomalies, most severe first (at most `limit`, default all).
     async fn anomalies(&self, ctx: &Context<'_>, limit: Option<usize>) -> async_graphql::Result<Vec<Anomaly>> {
         let Some(r) = self.results(ctx).await?.and_then(|r| r.results.as_ref()) else { return Ok(Vec::new()) };
-        Ok(r.anomalies.iter().take(limit.unwrap_or(usize::MAX)).map(Anomaly::from).collect())
+        Ok(r.anomalies.iter().take(limit.unwrap_or(usize::MAX)).map(|a| Anomaly::from(&**a)).collect())
     }
     /// The owner (null for a public investigation, and for anyone but the owner or an admin).
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<User>> {
@@ -159,7 +159,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn of(i: usize, insight: &vigia_agents::model::report::Insight, anomalies: &[vigia_agents::Anomaly]) -> Finding {
+    fn of(
+        i: usize,
+        insight: &vigia_agents::model::report::Insight,
+        anomalies: &[Arc<vigia_agents::Anomaly>],
+    ) -> Finding {
         let severity = anomalies
             .iter()
             .filter(|a| insight.supporting_evidence.contains(&a.id))

@@ -167,7 +167,7 @@ pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<Investigatio
             truncated: r.provenance.truncated,
             data_notes: r.provenance.notes.clone(),
         },
-        anomalies: r.anomalies.clone(),
+        anomalies: r.anomalies.iter().map(|a| (**a).clone()).collect(),
         summary: ResultsSummary {
             total_anomalies: s.total_anomalies,
             by_type,

@@ -269,6 +269,7 @@ pub(super) async fn run_investigation(
 }
 
 /// The mean confidence of findings, if any.
-pub(super) fn mean_confidence(anomalies: &[Anomaly]) -> Option<f64> {
-    (!anomalies.is_empty()).then(|| anomalies.iter().map(|a| a.confidence).sum::<f64>() / anomalies.len() as f64)
+pub(super) fn mean_confidence(anomalies: &[impl std::borrow::Borrow<Anomaly>]) -> Option<f64> {
+    (!anomalies.is_empty())
+        .then(|| anomalies.iter().map(|a| a.borrow().confidence).sum::<f64>() / anomalies.len() as f64)
 }

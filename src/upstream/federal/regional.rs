@@ -38,7 +38,7 @@ impl<P: DataProvider> DataProvider for WithRegionalFacts<P> {
             if let Some(ibge) = &self.ibge
                 && !batch.provenance.demo_mode
             {
-                batch.dataset.regional = regional_facts(ibge).await;
+                Arc::make_mut(&mut batch.dataset).regional = regional_facts(ibge).await;
             }
             Ok(batch)
         }
