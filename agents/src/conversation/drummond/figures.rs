@@ -58,6 +58,8 @@ impl KnownFigures {
         let numbers = |texts: &[String]| -> HashSet<String> {
             texts.iter().flat_map(|t| spans(t).into_iter().map(|(a, b)| t[a..b].to_string())).collect()
         };
+        // An id that is all one number (a contract's `100002476`) is written alone.
+        texts.extend(ids.iter().filter(|id| spans(id) == [(0, id.len())]).cloned());
         let texts = numbers(&texts);
         let id_parts = numbers(&ids);
         let mut values: Vec<f64> = texts.iter().flat_map(|t| readings(t)).map(|(v, _)| v).collect();

@@ -64,3 +64,27 @@ fn no_part_of_an_invented_figure_is_let_through() {
     assert_eq!(g.push("Foram 9").unwrap(), "Foram ");
     assert_eq!(g.finish().unwrap_err(), "9");
 }
+
+#[test]
+fn drummonds_own_summary_of_real_findings_passes_the_check_in_both_languages() {
+    use crate::cancel::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+    for seed in [1, 9, 42] {
+        let data = generate(&DemoSpec { seed, contracts: 600, ..DemoSpec::default() });
+        let (all, _) = crate::engine::analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
+        let route = crate::conversation::shared_senna().route("Investigue o Ministério da Saúde em 2024", None);
+        let f = AnswerFacts::from_findings(
+            Intent::Investigation,
+            route.entities.clone(),
+            true,
+            Some("0193a1f2-7c4e-7d3b-9f00-12ab34cd56ef".into()),
+            &data.dataset,
+            &all,
+        );
+        for lang in [Language::Pt, Language::En] {
+            let draft = crate::conversation::drummond::closing(&f, lang).join("\n");
+            assert_eq!(invented_figures(&draft, &f), Vec::<String>::new(), "seed {seed}: {draft}");
+        }
+    }
+}
