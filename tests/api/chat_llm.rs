@@ -1,7 +1,8 @@
 //! The optional language model phrasing chat answers, against a local stand-in speaking the
-//! OpenAI streaming format: its text is streamed as the answer's chunks; a figure it invents
+//! OpenAI streaming format: its text is streamed as the answer's chunks (SSE, WebSocket and the
+//! one-document answer alike); a figure it invents
 //! never reaches the client (drummond's built-in phrasing finishes the answer); a server that
-//! is down, fails or stalls changes nothing but `complete.phrasing`; the key goes to the model
+//! is down, fails, stalls, ends early or says nothing changes nothing but `complete.phrasing`; the key goes to the model
 //! as a bearer header and nowhere else; without `llm.base_url` nothing changes.
 
 use std::process::Stdio;
@@ -44,6 +45,26 @@ fn assert_built_in_answer(events: &[(String, Value)], fallback: &str) {
     assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
 }
 
+/// One chat turn over the WebSocket: its messages up to `complete` or `error`.
+async fn websocket_turn(app: &TestApp, message: &str) -> Vec<Value> {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/v1/chat/ws", app.addr)).await.unwrap();
+    ws.send(Message::Text(json!({"type": "chat", "message": message}).to_string().into())).await.unwrap();
+    let mut out = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
+        let Message::Text(t) = msg else { continue };
+        let v: Value = serde_json::from_str(t.as_str()).unwrap();
+        let end = v["type"] == "complete" || v["type"] == "error";
+        out.push(v);
+        if end {
+            break;
+        }
+    }
+    out
+}
+
 #[tokio::test]
 async fn the_models_text_is_streamed_as_the_answers_chunks_and_complete_is_normal() {
     let (url, stand) = model_stand_in(Behaviour::Rephrase).await;
@@ -70,10 +91,16 @@ async fn the_models_text_is_streamed_as_the_answers_chunks_and_complete_is_norma
     let r: Value = app.post("/api/v1/chat/message", &json!({"message": QUESTION})).await.json().await.unwrap();
     assert!(r["content"].as_str().unwrap().contains(rephrasing(&stand.requests()[1].1).trim_end()), "{r}");
     assert_eq!(r["phrasing"]["source"], "model");
+    // The WebSocket carries the same pieces.
+    let ws = websocket_turn(&app, QUESTION).await;
+    assert_eq!(ws.last().unwrap()["phrasing"]["source"], "model", "{:?}", ws.last());
+    let pieces: Vec<&str> = ws.iter().filter(|m| m["type"] == "chunk").filter_map(|m| m["content"].as_str()).collect();
+    let from = pieces.iter().position(|c| MODEL_MARK.starts_with(c)).expect("the model's text");
+    assert_eq!(pieces[from..].concat(), rephrasing(&stand.requests()[2].1).trim_end());
     // A greeting has no summary to phrase: no request, no phrasing.
     let hello = turn(&app, json!({"message": "olá, bom dia!"})).await;
     assert!(hello.last().unwrap().1.get("phrasing").is_none());
-    assert_eq!(stand.requests().len(), 2);
+    assert_eq!(stand.requests().len(), 3);
     app.shutdown().await;
 }
 
@@ -101,19 +128,23 @@ async fn an_invented_figure_never_reaches_the_client_and_the_built_in_answer_fin
 }
 
 #[tokio::test]
-async fn a_model_that_is_down_fails_or_stalls_leaves_the_built_in_answer_and_no_error() {
+async fn a_model_that_is_down_fails_stalls_ends_early_or_says_nothing_leaves_the_built_in_answer() {
     let down = format!("http://127.0.0.1:{}/v1", free_port());
     let app = app_with_model(&down, 2_000).await;
     assert_built_in_answer(&turn(&app, json!({"message": QUESTION})).await, "connect_error");
     app.shutdown().await;
     let (url, stand) = model_stand_in(Behaviour::Fail).await;
-    let app = app_with_model(&url, 400).await;
+    let app = app_with_model(&url, 1_500).await;
     assert_built_in_answer(&turn(&app, json!({"message": QUESTION})).await, "http_error");
     stand.set(Behaviour::Stall);
     let started = std::time::Instant::now();
     let events = turn(&app, json!({"message": QUESTION})).await;
     assert_built_in_answer(&events, "timeout");
     assert!(started.elapsed() < Duration::from_secs(30), "the stall is cut at llm.timeout_ms");
+    stand.set(Behaviour::NoDone);
+    assert_built_in_answer(&turn(&app, json!({"message": QUESTION})).await, "malformed_stream");
+    stand.set(Behaviour::Blank);
+    assert_built_in_answer(&turn(&app, json!({"message": QUESTION})).await, "empty_answer");
     app.shutdown().await;
 }
 

@@ -1,7 +1,8 @@
 //! A local server on 127.0.0.1:0 that speaks the OpenAI streaming chat-completions format
 //! (`data: {choices:[{delta:{content}}]}` events, then `data: [DONE]`), standing in for a
 //! language model. It rephrases the draft it is sent (so every figure is one of the facts),
-//! invents a figure, fails, or stalls, as the test sets it; it records what it was sent.
+//! invents a figure, fails, stalls, ends early or says nothing, as the test sets it; it
+//! records what it was sent.
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,10 @@ pub enum Behaviour {
     Fail,
     /// One piece, then nothing more (never `[DONE]`).
     Stall,
+    /// The rephrasing's first words, then the body ends without `[DONE]`.
+    NoDone,
+    /// Only spaces, then `[DONE]`.
+    Blank,
 }
 
 /// One request: its `Authorization` header and JSON body.
@@ -101,6 +106,8 @@ async fn completions(State(s): State<ModelStand>, headers: HeaderMap, body: Stri
             events.push("data: [DONE]\n\n".into());
         }
         Behaviour::Stall => events.push(event("Resumo ")),
+        Behaviour::NoDone => events.extend(rephrasing(&body).split_inclusive(' ').take(5).map(event)),
+        Behaviour::Blank => events.extend([event(" "), event("\n"), "data: [DONE]\n\n".into()]),
     }
     let pieces = futures::stream::iter(events).then(|e| async move {
         // Pieces arrive apart, as a model's tokens do.
