@@ -14,15 +14,19 @@ use crate::model::cnpj::format_cnpj;
 /// Difference under which two values are the same figure (half a centavo).
 const SAME: f64 = 0.005;
 
+/// Bytes of a glued token kept from the text already shown (ids are far shorter).
+const HEAD_MAX: usize = 256;
+
 /// What the facts hold: the digit strings written in them, the value of every count and
-/// number, the money amounts (which may also be written rounded), and the digit runs inside
-/// ids (`inv-7f3a`, `CT-2024-001`), which pass only inside a token, never as a figure alone.
+/// number, the money amounts (which may also be written rounded), and the ids (`inv-7f3a`,
+/// `CT-2024-001`): a number glued into a token passes when the token is part of one of them.
 #[derive(Debug, Clone, Default)]
 pub struct KnownFigures {
     texts: HashSet<String>,
     values: Vec<f64>,
     amounts: Vec<f64>,
-    id_parts: HashSet<String>,
+    /// Lower-cased.
+    ids: Vec<String>,
 }
 
 impl KnownFigures {
@@ -61,17 +65,22 @@ impl KnownFigures {
         // An id that is all one number (a contract's `100002476`) is written alone.
         texts.extend(ids.iter().filter(|id| spans(id) == [(0, id.len())]).cloned());
         let texts = numbers(&texts);
-        let id_parts = numbers(&ids);
+        let ids = ids.iter().map(|i| i.to_lowercase()).collect();
         let mut values: Vec<f64> = texts.iter().flat_map(|t| readings(t)).map(|(v, _)| v).collect();
         values.extend(amounts.iter().copied());
-        KnownFigures { texts, values, amounts, id_parts }
+        KnownFigures { texts, values, amounts, ids }
     }
 
     /// Whether `number` (digits with `.` and `,`), followed by a scale word worth `scale`
-    /// (`mil`, `mi`, `bilhões`, `million`, ...) if any, is a figure of the facts; `in_token`
-    /// when it is glued to letters or `-_/` (part of an id rather than a figure alone).
-    pub fn allows(&self, number: &str, scale: Option<f64>, in_token: bool) -> bool {
-        if scale.is_none() && (self.texts.contains(number) || (in_token && self.id_parts.contains(number))) {
+    /// (`mil`, `mi`, `bilhões`, `million`, ...) if any, is a figure of the facts; `token` is
+    /// the id-like token it is glued into (letters, digits, `-_/`), if it is.
+    pub fn allows(&self, number: &str, scale: Option<f64>, token: Option<&str>) -> bool {
+        if scale.is_none() && self.texts.contains(number) {
+            return true;
+        }
+        if let Some(t) = token
+            && self.ids.iter().any(|id| id.contains(t))
+        {
             return true;
         }
         readings(number).into_iter().any(|(v, decimals)| {
@@ -146,14 +155,22 @@ fn scale_after(tail: &str) -> Option<f64> {
     }
 }
 
-/// Whether the number between `before` (the character before it) and `tail` is glued to an
-/// id-like token (`inv-7f3a`, `CT-2024-001`) rather than standing alone.
-fn in_token(before: Option<char>, tail: &str) -> bool {
-    let glue = |c: char| c.is_alphanumeric() || "-_/".contains(c);
-    let next = tail.chars().next();
-    before.is_some_and(glue)
-        || next.is_some_and(|c| "-_/".contains(c))
-        || (next.is_some_and(char::is_alphabetic) && scale_after(tail).is_none())
+/// A character that binds a number into an id-like token.
+fn glue(c: char) -> bool {
+    c.is_alphanumeric() || "-_/".contains(c)
+}
+
+/// The lower-cased id-like token (`inv-7f3a`, `CT-2024-001`) the number at `a..b` of `text`
+/// is glued into, `head` being the glued end of the text before `text`; `None` when the number
+/// stands alone or is followed by a scale word (`10k`, `1,2mi`).
+fn token_of(head: &str, text: &str, a: usize, b: usize) -> Option<String> {
+    let start = text[..a].char_indices().rev().take_while(|(_, c)| glue(*c)).last().map_or(a, |(i, _)| i);
+    let end = b + text[b..].chars().take_while(|c| glue(*c)).map(char::len_utf8).sum::<usize>();
+    if (start, end) == (a, b) || scale_after(&text[b..]).is_some() {
+        return None;
+    }
+    let head = if start == 0 { head } else { "" };
+    Some(format!("{head}{}", &text[start..end]).to_lowercase())
 }
 
 /// Whether more text could still change the number before `tail`: nothing after it yet, a
@@ -171,10 +188,7 @@ pub fn invented_figures(text: &str, facts: &AnswerFacts) -> Vec<String> {
     let known = KnownFigures::of(facts);
     spans(text)
         .into_iter()
-        .filter(|&(a, b)| {
-            let (before, tail) = (text[..a].chars().next_back(), &text[b..]);
-            !known.allows(&text[a..b], scale_after(tail), in_token(before, tail))
-        })
+        .filter(|&(a, b)| !known.allows(&text[a..b], scale_after(&text[b..]), token_of("", text, a, b).as_deref()))
         .map(|(a, b)| text[a..b].to_string())
         .collect()
 }
@@ -186,14 +200,14 @@ pub fn invented_figures(text: &str, facts: &AnswerFacts) -> Vec<String> {
 pub struct FigureGuard {
     known: KnownFigures,
     pending: String,
-    /// The last character shown (the one before `pending`).
-    before: Option<char>,
+    /// The glued end of the text shown (the start of a token `pending` may continue).
+    head: String,
 }
 
 impl FigureGuard {
     /// A guard for an answer about `facts`.
     pub fn new(facts: &AnswerFacts) -> FigureGuard {
-        FigureGuard { known: KnownFigures::of(facts), pending: String::new(), before: None }
+        FigureGuard { known: KnownFigures::of(facts), pending: String::new(), head: String::new() }
     }
 
     /// Adds a piece of the text; returns what may be shown now (possibly empty), or the first
@@ -202,7 +216,16 @@ impl FigureGuard {
         self.pending.push_str(piece);
         let cut = self.checked(false)?;
         let shown: String = self.pending.drain(..cut).collect();
-        self.before = shown.chars().next_back().or(self.before);
+        let glued = shown.len() - shown.chars().rev().take_while(|c| glue(*c)).map(char::len_utf8).sum::<usize>();
+        if glued > 0 {
+            self.head.clear();
+        }
+        self.head.push_str(&shown[glued..]);
+        // No id is this long: a runaway token need not be remembered whole.
+        if self.head.len() > HEAD_MAX {
+            let keep = self.head.char_indices().rev().nth(HEAD_MAX / 4).map_or(0, |(i, _)| i);
+            self.head.drain(..keep);
+        }
         Ok(shown)
     }
 
@@ -221,8 +244,7 @@ impl FigureGuard {
             if !at_end && tail_open(tail) {
                 return Ok(a);
             }
-            let before = if a == 0 { self.before } else { text[..a].chars().next_back() };
-            if !self.known.allows(&text[a..b], scale_after(tail), in_token(before, tail)) {
+            if !self.known.allows(&text[a..b], scale_after(tail), token_of(&self.head, text, a, b).as_deref()) {
                 return Err(text[a..b].to_string());
             }
         }

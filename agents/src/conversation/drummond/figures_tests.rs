@@ -34,6 +34,7 @@ fn a_made_up_or_badly_rounded_figure_is_caught() {
     assert_eq!(invented_figures("R$ 4 milhões em jogo", &f), vec!["4"], "4.5 rounds to 5, not 4");
     assert_eq!(invented_figures("em 2023", &f), vec!["2023"]);
     assert_eq!(invented_figures("1,2 mil", &f), vec!["1,2"], "the scale is checked too");
+    assert_eq!(invented_figures("veja inv-7f3a; 7x mais caro; inv-7f3b", &f), vec!["7", "7"], "ids are checked whole");
 }
 
 #[test]
@@ -63,6 +64,11 @@ fn no_part_of_an_invented_figure_is_let_through() {
     let mut g = FigureGuard::new(&f);
     assert_eq!(g.push("Foram 9").unwrap(), "Foram ");
     assert_eq!(g.finish().unwrap_err(), "9");
+    let mut g = FigureGuard::new(&f);
+    assert_eq!(g.push("Veja inv-").unwrap(), "Veja inv-");
+    assert_eq!(g.push("7f3a e inv-7").unwrap(), "7f3a e inv-", "an id of the facts, cut between pieces");
+    assert_eq!(g.push("f").unwrap(), "");
+    assert_eq!(g.push("9").unwrap_err(), "7", "no id of the facts starts inv-7f9");
 }
 
 #[test]
