@@ -110,6 +110,9 @@ impl ChatService {
 
     /// Lets `llm` (if any) phrase the closing summaries of analysed answers.
     pub fn with_llm(mut self, llm: Option<LlmClient>) -> Self {
+        if let Some(l) = &llm {
+            tracing::info!(model = l.model(), "a language model phrases chat summaries (llm.base_url)");
+        }
         self.llm = llm.map(Arc::new);
         self
     }

@@ -94,3 +94,33 @@ fn drummonds_own_summary_of_real_findings_passes_the_check_in_both_languages() {
         }
     }
 }
+
+/// A measurement, not a check (run with `--release -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn how_long_the_guard_takes_over_a_real_summary() {
+    use crate::cancel::CancelFlag;
+    use crate::demo::{DemoSpec, generate};
+    use crate::model::params::DetectionParams;
+    let data = generate(&DemoSpec { seed: 1, contracts: 600, ..DemoSpec::default() });
+    let (all, _) = crate::engine::analyse(&data.dataset, &DetectionParams::default(), &CancelFlag::new()).unwrap();
+    let f = AnswerFacts::from_findings(Intent::Investigation, Entities::default(), true, None, &data.dataset, &all);
+    let draft = crate::conversation::drummond::closing(&f, Language::Pt).join(" ");
+    let pieces: Vec<&str> = draft.split_inclusive(' ').collect();
+    let n = 2000;
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        let mut g = FigureGuard::new(&f);
+        for p in &pieces {
+            g.push(p).unwrap();
+        }
+        g.finish().unwrap();
+    }
+    let per = t.elapsed() / n;
+    println!("guard: {} pieces, {} bytes: {per:?} per answer (KnownFigures::of included)", pieces.len(), draft.len());
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(KnownFigures::of(&f));
+    }
+    println!("KnownFigures::of alone: {:?}", t.elapsed() / n);
+}
