@@ -89,7 +89,7 @@ impl LlmClient {
             http,
             url: format!("{}/chat/completions", base.trim_end_matches('/')),
             model: cfg.model.clone(),
-            key: cfg.api_key.clone(),
+            key: cfg.api_key.clone().filter(|k| !k.expose_secret().trim().is_empty()),
             timeout,
             max_tokens: cfg.max_tokens,
             temperature: cfg.temperature,

@@ -1,8 +1,8 @@
 //! The check that keeps a language model from adding figures: every number it writes must be
 //! one the [`AnswerFacts`] hold, in any of the ways a reader writes it (`1.234,56`,
-//! `1,234.56`, `1234.56`, `R$ 1,2 mi` for an amount rounded at the written precision, the
-//! digits of ids, years and codes, the numbers inside the detectors' descriptions, which is
-//! how percentages pass). [`FigureGuard`] runs the check on a streamed text, holding back a
+//! `1,234.56`, `1234.56`, `R$ 1,2 mi` for an amount rounded at the written precision; years,
+//! codes and ids, a number glued into a token only when the token is part of an id; the
+//! numbers inside the detectors' descriptions, which is how percentages pass). [`FigureGuard`] runs the check on a streamed text, holding back a
 //! number until it is complete; [`invented_figures`] runs it on a whole text.
 
 use std::collections::HashSet;
@@ -59,12 +59,10 @@ impl KnownFigures {
         texts.extend(f.entities.supplier.clone());
         texts.extend(f.entities.cnpj.iter().flat_map(|c| [c.clone(), format_cnpj(c)]));
         texts.extend(f.status_lines.clone());
-        let numbers = |texts: &[String]| -> HashSet<String> {
-            texts.iter().flat_map(|t| spans(t).into_iter().map(|(a, b)| t[a..b].to_string())).collect()
-        };
         // An id that is all one number (a contract's `100002476`) is written alone.
         texts.extend(ids.iter().filter(|id| spans(id) == [(0, id.len())]).cloned());
-        let texts = numbers(&texts);
+        let texts: HashSet<String> =
+            texts.iter().flat_map(|t| spans(t).into_iter().map(|(a, b)| t[a..b].to_string())).collect();
         let ids = ids.iter().map(|i| i.to_lowercase()).collect();
         let mut values: Vec<f64> = texts.iter().flat_map(|t| readings(t)).map(|(v, _)| v).collect();
         values.extend(amounts.iter().copied());
