@@ -141,13 +141,19 @@ impl App {
                 admin: admin.clone(),
                 agents: agents.clone(),
                 reports: reports.clone(),
-                chat: Arc::new(ChatService::new(
-                    core.store.clone(),
-                    core.investigations.clone(),
-                    agents,
-                    reports,
-                    !core.provider.production_mode(),
-                )),
+                chat: Arc::new(
+                    ChatService::new(
+                        core.store.clone(),
+                        core.investigations.clone(),
+                        agents,
+                        reports,
+                        !core.provider.production_mode(),
+                    )
+                    .with_llm(
+                        crate::upstream::llm::LlmClient::from_config(&config.llm)
+                            .map_err(|e| anyhow::anyhow!("language model: {e}"))?,
+                    ),
+                ),
                 whitelist: Arc::new(whitelist),
                 audit,
                 rate_limits: Arc::new(RateLimits::new(config.rate_limit.enabled)),

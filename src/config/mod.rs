@@ -1,6 +1,7 @@
 //! Typed configuration, loaded once: built-in defaults < `config.toml` < environment
 //! (CONTRACT.md). Secrets (the upstream key, the bootstrap admin password) come only from the
-//! environment and are held as `SecretString`, whose `Debug` is redacted.
+//! environment and are held as `SecretString`, whose `Debug` is redacted; the model's key
+//! (`llm.api_key`) may also be in the file, `VIGIA_LLM_API_KEY` winning.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,8 @@ pub struct Config {
     pub retention: RetentionConfig,
     /// The federal data sources (IBGE, PNCP, DataSUS, INEP).
     pub federal: FederalConfig,
+    /// The optional language model that phrases chat answers.
+    pub llm: LlmConfig,
 }
 
 /// A configuration that cannot be used; the message names the key.
@@ -85,6 +88,8 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ("PNCP_API_URL", "federal.pncp_url"),
     ("DATASUS_API_URL", "federal.datasus_url"),
     ("INEP_API_URL", "federal.inep_url"),
+    ("VIGIA_LLM_BASE_URL", "llm.base_url"),
+    ("VIGIA_LLM_MODEL", "llm.model"),
 ];
 
 impl Config {
@@ -120,6 +125,9 @@ impl Config {
         let secret = |name: &str| env.get(name).filter(|v| !v.is_empty()).map(|v| SecretString::from(v.clone()));
         cfg.upstream.api_key = secret("TRANSPARENCY_API_KEY");
         cfg.auth.admin_password = secret("VIGIA_ADMIN_PASSWORD");
+        if let Some(key) = secret("VIGIA_LLM_API_KEY") {
+            cfg.llm.api_key = Some(key);
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -177,6 +185,28 @@ impl Config {
         }
         if !(r.prune_interval_secs.is_finite() && r.prune_interval_secs >= 1.0) {
             return bad("retention.prune_interval_secs", "must be at least 1 second");
+        }
+        self.llm_valid()
+    }
+
+    /// The `[llm]` section: an http(s) base URL when set, a positive timeout and token limit,
+    /// a temperature in 0-2.
+    fn llm_valid(&self) -> Result<(), ConfigError> {
+        let bad = |key, reason: &str| Err(ConfigError::Invalid { key, reason: reason.to_string() });
+        let l = &self.llm;
+        if let Some(url) = &l.base_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return bad("llm.base_url", "must be an http:// or https:// URL");
+        }
+        if l.timeout_ms == 0 {
+            return bad("llm.timeout_ms", "must be at least 1");
+        }
+        if l.max_tokens == 0 {
+            return bad("llm.max_tokens", "must be at least 1");
+        }
+        if !(l.temperature.is_finite() && (0.0..=2.0).contains(&l.temperature)) {
+            return bad("llm.temperature", "must be between 0 and 2");
         }
         Ok(())
     }
@@ -237,6 +267,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("server.addr"), "{e}");
+    }
+
+    #[test]
+    fn the_llm_section_reads_its_keys_and_its_secret_from_the_environment() {
+        let cfg = Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null")])).unwrap();
+        assert!(cfg.llm.base_url.is_none() && cfg.llm.api_key.is_none());
+        let cfg = Config::from_env(&env(&[
+            ("VIGIA_CONFIG", "/dev/null"),
+            ("VIGIA_LLM_BASE_URL", "http://127.0.0.1:8080/v1"),
+            ("VIGIA__LLM__TIMEOUT_MS", "1500"),
+            ("VIGIA_LLM_API_KEY", "sk-llm-s3cr3t"),
+        ]))
+        .unwrap();
+        assert_eq!(cfg.llm.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        assert_eq!(cfg.llm.timeout_ms, 1500);
+        assert!(cfg.llm.api_key.is_some() && !format!("{cfg:?}").contains("sk-llm-s3cr3t"));
+        let e = Config::from_env(&env(&[("VIGIA_CONFIG", "/dev/null"), ("VIGIA_LLM_BASE_URL", "localhost:8080")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("llm.base_url"), "{e}");
     }
 
     #[test]

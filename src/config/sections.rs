@@ -326,3 +326,40 @@ impl Default for FederalConfig {
         }
     }
 }
+
+/// `[llm]`: an optional OpenAI-compatible chat-completions endpoint (e.g. a local model
+/// server) that phrases drummond's closing summaries from the structured facts. Unset
+/// `base_url` = off: the built-in phrasing answers, as it also does whenever the model fails
+/// or writes a figure the facts do not hold.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmConfig {
+    /// Base URL; the client posts to `{base_url}/chat/completions` (e.g.
+    /// `http://127.0.0.1:8080/v1`). Unset: no model is used.
+    pub base_url: Option<String>,
+    /// The `model` field of the request.
+    pub model: String,
+    /// Sent as `Authorization: Bearer …` when set (`VIGIA_LLM_API_KEY`, which wins over the
+    /// file); never logged, never in errors or responses.
+    pub api_key: Option<SecretString>,
+    /// Milliseconds from sending the request to the end of the answer (`[DONE]`): bounds the
+    /// wait for the first token and the whole answer; past it the built-in phrasing finishes.
+    pub timeout_ms: u64,
+    /// `max_tokens` of the request; an answer cut at this length is not used.
+    pub max_tokens: u32,
+    /// `temperature` of the request, 0-2.
+    pub temperature: f32,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            base_url: None,
+            model: "default".into(),
+            api_key: None,
+            timeout_ms: 20_000,
+            max_tokens: 600,
+            temperature: 0.2,
+        }
+    }
+}

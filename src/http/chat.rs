@@ -109,6 +109,7 @@ async fn one_document(st: &AppState, req: ChatRequest, caller: chat::Caller) -> 
         investigation_id: reply.investigation_id,
         role: ChatRole::Assistant,
         content: reply.content,
+        phrasing: reply.phrasing,
     };
     Ok(Json(answer).into_response())
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 
+use super::chat::events::Phrasing;
 use super::chat::{Caller, ChatEventKind, ChatRequest, ChatService};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -33,6 +34,8 @@ pub struct ChatReply {
     pub investigation_id: Option<String>,
     /// How the router chose the agent (absent when the client named it).
     pub routing: Option<ReplyRouting>,
+    /// How the closing summary was phrased (only with a language model configured).
+    pub phrasing: Option<Phrasing>,
 }
 
 /// The router's choice, as the turn's `agent_selected` event gave it.
@@ -60,6 +63,9 @@ impl ChatService {
                 ChatEventKind::AgentSelected { agent, reason, intent, confidence } => {
                     reply.routing = Some(ReplyRouting { agent, reason, intent, confidence });
                 }
+                ChatEventKind::Chunk { content, continues: true, .. } if !chunks.is_empty() => {
+                    chunks.last_mut().into_iter().for_each(|last| last.push_str(&content));
+                }
                 ChatEventKind::Chunk { content, .. } => chunks.push(content),
                 ChatEventKind::Complete {
                     status,
@@ -70,6 +76,7 @@ impl ChatService {
                     message_id,
                     user_message_id,
                     agent,
+                    phrasing,
                 } => {
                     return Ok(ChatReply {
                         session_id,
@@ -81,6 +88,7 @@ impl ChatService {
                         anomalies,
                         confidence,
                         investigation_id,
+                        phrasing,
                         ..reply
                     });
                 }

@@ -3,7 +3,8 @@
 //! mode fetches every record kind within a budget ([`collect`]) plus the sanctions lists kept
 //! in the store ([`sanctions`]), servants through the organ lists kept the same way
 //! ([`organs`], [`schedule`]), and falls back to demo data when the upstream fails; demo mode
-//! uses demo data only.
+//! uses demo data only. [`llm`] is the client of the optional language model that phrases
+//! chat answers.
 
 mod cache;
 mod collect;
@@ -12,6 +13,7 @@ mod demo;
 mod error;
 mod expenses;
 pub mod federal;
+pub mod llm;
 mod organs;
 pub mod outcomes;
 mod params;

@@ -11,6 +11,8 @@ mod audit;
 mod auth;
 mod chat;
 mod chat_history;
+mod chat_llm;
+mod chat_llm_stand_in;
 mod chat_ws;
 mod cli;
 mod concurrency;

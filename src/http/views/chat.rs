@@ -47,6 +47,9 @@ pub struct ChatAnswer {
     pub role: ChatRole,
     /// The answer's text (Markdown), its chunks joined by blank lines.
     pub content: String,
+    /// How the closing summary was phrased; present only with a language model configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phrasing: Option<crate::service::chat::events::Phrasing>,
 }
 
 /// One of the caller's conversations.

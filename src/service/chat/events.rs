@@ -53,6 +53,10 @@ pub enum ChatEventKind {
         content: String,
         /// 0-100, never decreasing within a turn.
         progress: f64,
+        /// The text continues the previous chunk's (a language model's piece) instead of
+        /// starting a paragraph: how the one-document answer joins them (not sent).
+        #[serde(skip)]
+        continues: bool,
     },
     /// The answer is complete and stored.
     Complete {
@@ -72,6 +76,10 @@ pub enum ChatEventKind {
         user_message_id: String,
         /// The agent that answered.
         agent: String,
+        /// How the closing summary was phrased; present only when a language model is
+        /// configured (`llm.base_url`) and the turn has a summary to phrase.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        phrasing: Option<Phrasing>,
     },
     /// The turn failed; nothing follows.
     Error {
@@ -85,6 +93,20 @@ pub enum ChatEventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         retry_after: Option<u64>,
     },
+}
+
+/// Who phrased an answer's closing summary (`complete.phrasing`).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Phrasing {
+    /// `model` (the configured language model's text, every figure checked against the
+    /// facts) or `built_in` (drummond's own phrasing).
+    pub source: String,
+    /// The model asked (`llm.model`).
+    pub model: String,
+    /// Why the model's text was not used (`invented_figure`, `empty_answer`, `connect_error`,
+    /// `http_error`, `timeout`, `malformed_stream`, `truncated`); absent when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 impl ChatEventKind {
@@ -165,7 +187,22 @@ impl Sender {
         }
         self.answer.push_str(&content);
         let progress = (self.progress * 10.0).round() / 10.0;
-        self.send(ChatEventKind::Chunk { content, progress }).await;
+        self.send(ChatEventKind::Chunk { content, progress, continues: false }).await;
+    }
+
+    /// Sends a piece of streamed text as it is (spaces kept): a new paragraph when `starts`,
+    /// else the continuation of the last piece.
+    pub async fn piece(&mut self, content: String, progress: f64, starts: bool) {
+        self.progress = progress.clamp(self.progress, 100.0);
+        if content.is_empty() {
+            return;
+        }
+        if starts && !self.answer.is_empty() {
+            self.answer.push_str("\n\n");
+        }
+        self.answer.push_str(&content);
+        let progress = (self.progress * 10.0).round() / 10.0;
+        self.send(ChatEventKind::Chunk { content, progress, continues: !starts }).await;
     }
 
     /// The progress reached so far.

@@ -9,9 +9,12 @@
 //! - [`events`]: the turn's events as every transport sends them.
 //! - [`turn`]: what a turn does, intent by intent.
 //! - [`history`]: the caller's sessions and the cursor pages of a session's messages.
+//! - `phrasing`: the closing summary, by the optional language model when it holds to the
+//!   facts, else by drummond's built-in phrasing.
 
 pub mod events;
 pub mod history;
+mod phrasing;
 mod report;
 mod turn;
 mod work;
@@ -30,6 +33,7 @@ use crate::domain::Principal;
 use crate::domain::chat::ChatSessionId;
 use crate::error::Error;
 use crate::storage::Store;
+use crate::upstream::llm::LlmClient;
 
 /// Events a slow client may have queued before the turn waits for it.
 const EVENT_BUFFER: usize = 64;
@@ -88,6 +92,8 @@ pub struct ChatService {
     pub(crate) agents: Arc<AgentService>,
     pub(crate) reports: Arc<ReportService>,
     pub(crate) demo: bool,
+    /// The language model that phrases closing summaries, when `llm.base_url` is set.
+    pub(crate) llm: Option<Arc<LlmClient>>,
 }
 
 impl ChatService {
@@ -99,7 +105,16 @@ impl ChatService {
         reports: Arc<ReportService>,
         demo: bool,
     ) -> Self {
-        ChatService { store, investigations, agents, reports, demo }
+        ChatService { store, investigations, agents, reports, demo, llm: None }
+    }
+
+    /// Lets `llm` (if any) phrase the closing summaries of analysed answers.
+    pub fn with_llm(mut self, llm: Option<LlmClient>) -> Self {
+        if let Some(l) = &llm {
+            tracing::info!(model = l.model(), "a language model phrases chat summaries (llm.base_url)");
+        }
+        self.llm = llm.map(Arc::new);
+        self
     }
 
     /// tiradentes' report of a finished investigation, cut into the sections a chat answer

@@ -81,6 +81,7 @@ pub(super) async fn one_agent(
         investigation_id: None,
         facts: Some(facts),
         data_status: answer.status,
+        phrasing: None,
     })
 }
 
@@ -134,9 +135,7 @@ pub(super) async fn plan(
     facts.records_analysed = dataset.len();
     anomalies.iter().for_each(|a| facts.push(a));
     facts.top_suppliers = vigia_agents::conversation::top_suppliers(&dataset, 10);
-    for (k, part) in drummond::closing(&facts, route.language).into_iter().enumerate() {
-        out.chunk(part, 92.0 + 2.0 * k as f64).await;
-    }
+    let phrasing = super::phrasing::closing(svc, route, &facts, out).await;
     Ok(Done {
         agent: AgentId::Abaporu,
         anomalies: facts.total_anomalies,
@@ -144,6 +143,7 @@ pub(super) async fn plan(
         investigation_id: None,
         facts: Some(facts),
         data_status: provenance.data_status(),
+        phrasing,
     })
 }
 
@@ -169,5 +169,6 @@ pub(super) async fn report(
         investigation_id: facts.investigation_id.clone(),
         facts: Some(facts),
         data_status,
+        phrasing: None,
     })
 }

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use vigia_agents::AgentId;
 use vigia_agents::conversation::{AnswerFacts, Route, SessionMemory, nana};
 
-use super::events::{ChatEventKind, Sender};
+use super::events::{ChatEventKind, Phrasing, Sender};
 use super::work::{self, Mode};
 use super::{Caller, ChatRequest, ChatService};
 use crate::domain::Principal;
@@ -33,6 +33,8 @@ pub(super) struct Done {
     pub facts: Option<AnswerFacts>,
     /// completed, or completed_fallback when the upstream failed and demo data answered.
     pub data_status: &'static str,
+    /// Who phrased the closing summary, when a language model is configured.
+    pub phrasing: Option<Phrasing>,
 }
 
 /// Runs a whole turn, sending its events to `out`.
@@ -158,6 +160,7 @@ async fn finish(
         message_id: reply.id,
         user_message_id,
         agent: done.agent.as_str().into(),
+        phrasing: done.phrasing,
     })
     .await;
 }

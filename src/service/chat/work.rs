@@ -112,6 +112,7 @@ async fn conversation(svc: &ChatService, acc: &Accepted, route: &Route, out: &mu
         investigation_id: None,
         facts: None,
         data_status: "completed",
+        phrasing: None,
     })
 }
 
@@ -184,9 +185,7 @@ async fn investigation(
     out: &mut Sender,
 ) -> Result<Done> {
     let (facts, confidence, data_status) = run_investigation(svc, acc, message, route, only, out, 90.0).await?;
-    for (k, part) in drummond::closing(&facts, route.language).into_iter().enumerate() {
-        out.chunk(part, 92.0 + 2.0 * k as f64).await;
-    }
+    let phrasing = super::phrasing::closing(svc, route, &facts, out).await;
     Ok(Done {
         agent: only.unwrap_or(route.agent),
         anomalies: facts.total_anomalies,
@@ -194,6 +193,7 @@ async fn investigation(
         investigation_id: facts.investigation_id.clone(),
         facts: Some(facts),
         data_status,
+        phrasing,
     })
 }
 

@@ -3,13 +3,16 @@
 //! from the [`AnswerFacts`], the [`Route`] or the [`SessionMemory`] it is given; money is
 //! written with [`crate::text::format_brl`] (swapped separators in English). The opening and
 //! the per-finding lines are here; whole answers that need no analysis are in [`direct`], and
-//! what an optional language model needs (messages, the check for invented figures) in [`llm`].
+//! what an optional language model needs in [`llm`] (messages) and [`figures`] (the check for
+//! invented figures, whole or streamed).
 
 mod direct;
+mod figures;
 mod llm;
 
 pub use direct::direct_answer;
-pub use llm::{ChatMessage, invented_figures, llm_messages};
+pub use figures::{FigureGuard, KnownFigures, invented_figures};
+pub use llm::{ChatMessage, llm_messages};
 
 use super::phrases::{entities_phrase, money};
 use super::{AnomalyBrief, AnswerFacts, Intent, Language, Route, abaporu};
