@@ -5,14 +5,13 @@
 //! is down, fails, stalls, ends early or says nothing changes nothing but `complete.phrasing`; the key goes to the model
 //! as a bearer header and nowhere else; without `llm.base_url` nothing changes.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::chat::turn;
 use crate::chat_llm_stand_in::{Behaviour, INVENTED, LLM_KEY, MODEL_MARK, model_stand_in, rephrasing};
-use crate::crash::{free_port, serve_command, wait_ready};
+use crate::crash::{free_port, serve_logged};
 use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
 const QUESTION: &str = "Investigue contratos suspeitos do Ministério da Saúde em 2024";
@@ -167,22 +166,14 @@ async fn without_a_model_configured_nothing_changes() {
 #[tokio::test]
 async fn the_key_goes_to_the_model_as_a_bearer_header_and_nowhere_else() {
     let (url, stand) = model_stand_in(Behaviour::Fail).await;
-    let dir = tempfile::tempdir().unwrap();
-    let log_path = dir.path().join("stderr.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let port = free_port();
-    let mut child = serve_command(&dir.path().join("data"), port, 300)
-        .env("VIGIA_LOG", "debug")
-        .env("VIGIA_LLM_BASE_URL", &url)
-        .env("VIGIA_LLM_API_KEY", LLM_KEY)
-        .env("VIGIA__LLM__TIMEOUT_MS", "5000")
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
     let client = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}");
-    wait_ready(&client, &base).await;
+    let url = url.as_str();
+    let server = serve_logged(
+        &client,
+        &[("VIGIA_LLM_BASE_URL", url), ("VIGIA_LLM_API_KEY", LLM_KEY), ("VIGIA__LLM__TIMEOUT_MS", "5000")],
+    )
+    .await;
+    let base = server.base.clone();
     let mut bodies = Vec::new();
     for b in [Behaviour::Fail, Behaviour::Rephrase] {
         stand.set(b);
@@ -195,14 +186,12 @@ async fn the_key_goes_to_the_model_as_a_bearer_header_and_nowhere_else() {
     for path in ["/health/detailed", "/metrics"] {
         bodies.push(client.get(format!("{base}{path}")).send().await.unwrap().text().await.unwrap());
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let logs = server.logs();
     let seen = stand.requests();
     assert_eq!(seen.len(), 4);
     let bearer = format!("Bearer {LLM_KEY}");
     assert!(seen.iter().all(|(auth, _)| auth.as_deref() == Some(bearer.as_str())), "the key is sent as a bearer");
     assert!(bodies.iter().any(|b| b.contains("\"source\":\"model\"")), "the model answered once it could");
-    let logs = std::fs::read_to_string(&log_path).unwrap();
     assert!(logs.contains("language model"), "the failure was logged: {}", &logs[..logs.len().min(2000)]);
     assert!(!logs.contains(LLM_KEY), "the key is in the logs");
     for b in &bodies {

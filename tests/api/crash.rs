@@ -44,6 +44,43 @@ pub fn serve_command(dir: &std::path::Path, port: u16, records: usize) -> Comman
     c
 }
 
+/// The binary at debug level with `env` on top, everything it prints written to a file; it
+/// is ready when this returns. The child, its base URL and its whole output (read once it
+/// stopped) through [`LoggedServer::logs`].
+pub async fn serve_logged(client: &reqwest::Client, env: &[(&str, &str)]) -> LoggedServer {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("stderr.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let port = free_port();
+    let child = serve_command(&dir.path().join("data"), port, 300)
+        .env("VIGIA_LOG", "debug")
+        .envs(env.iter().copied())
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    wait_ready(client, &base).await;
+    LoggedServer { child, base, log_path, _dir: dir }
+}
+
+/// A server started by [`serve_logged`].
+pub struct LoggedServer {
+    pub child: Child,
+    pub base: String,
+    log_path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl LoggedServer {
+    /// Stops the server and returns everything it printed.
+    pub fn logs(mut self) -> String {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        std::fs::read_to_string(&self.log_path).unwrap()
+    }
+}
+
 pub async fn wait_ready(client: &reqwest::Client, base: &str) {
     for _ in 0..1000 {
         if let Ok(r) = client.get(format!("{base}/health/ready")).send().await

@@ -2,12 +2,11 @@
 //! timeout budget, never as an error; the key never reaches a response or the logs; a repeat
 //! is served from the cache.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::crash::{admin_token, free_port, serve_command, wait_ready};
+use crate::crash::{admin_token, serve_logged};
 use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, TestApp, spawn_app_with};
 use crate::upstream::fake_upstream;
 use crate::upstream_stand_in::{Fault, KEY};
@@ -132,25 +131,18 @@ async fn a_repeated_investigation_is_served_from_the_cache() {
 async fn the_key_is_never_in_the_logs_or_the_responses_of_the_real_binary() {
     let (url, stand) = fake_upstream(false).await;
     stand.set(Fault::Unavailable);
-    let dir = tempfile::tempdir().unwrap();
-    let log_path = dir.path().join("stderr.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let port = free_port();
-    let mut child = serve_command(&dir.path().join("data"), port, 300)
-        .env("VIGIA_LOG", "debug")
-        .env("VIGIA_ADMIN_EMAIL", ADMIN_EMAIL)
-        .env("VIGIA_ADMIN_PASSWORD", ADMIN_PASSWORD)
-        .env("TRANSPARENCY_API_KEY", KEY)
-        .env("TRANSPARENCY_API_URL", &url)
-        .env("VIGIA__UPSTREAM__RETRIES", "1")
-        .env("VIGIA__UPSTREAM__TIMEOUT_SECS", "1")
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
     let client = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}");
-    wait_ready(&client, &base).await;
+    let url = url.as_str();
+    let env = [
+        ("VIGIA_ADMIN_EMAIL", ADMIN_EMAIL),
+        ("VIGIA_ADMIN_PASSWORD", ADMIN_PASSWORD),
+        ("TRANSPARENCY_API_KEY", KEY),
+        ("TRANSPARENCY_API_URL", url),
+        ("VIGIA__UPSTREAM__RETRIES", "1"),
+        ("VIGIA__UPSTREAM__TIMEOUT_SECS", "1"),
+    ];
+    let server = serve_logged(&client, &env).await;
+    let base = server.base.clone();
     let token = admin_token(&client, &base).await;
     let mut bodies = Vec::new();
     for fault in [Fault::Unavailable, Fault::None] {
@@ -189,9 +181,7 @@ async fn the_key_is_never_in_the_logs_or_the_responses_of_the_real_binary() {
         let r = client.get(format!("{base}{path}")).bearer_auth(&token).send().await.unwrap();
         bodies.push(r.text().await.unwrap());
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let logs = std::fs::read_to_string(&log_path).unwrap();
+    let logs = server.logs();
     assert!(logs.contains("upstream request failed"), "the fault was logged: {}", &logs[..logs.len().min(2000)]);
     assert!(stand.seen.lock().unwrap().iter().any(|(_, _, k)| k == KEY), "the key was sent");
     assert!(!logs.contains(KEY), "the key is in the logs");
