@@ -7,10 +7,9 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::{HeaderMap, Method};
-use axum::middleware::Next;
 use axum::response::Response;
 
 use super::AppState;
@@ -69,12 +68,12 @@ pub(crate) fn resolve(st: &AppState, headers: &HeaderMap) -> Result<Option<Princ
 }
 
 /// Resolves the caller, runs the request, audits what needs auditing.
-pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    let caller = Caller(resolve(&st, req.headers()));
+pub async fn authenticate(st: &AppState, mut req: Request, next: impl AsyncFnOnce(Request) -> Response) -> Response {
+    let caller = Caller(resolve(st, req.headers()));
     let client = client_context(req.extensions(), req.headers());
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     req.extensions_mut().insert(caller.clone());
-    let resp = next.run(req).await;
+    let resp = next(req).await;
     let code = resp
         .extensions()
         .get::<PendingError>()

@@ -12,10 +12,32 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
-use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::error::{ApiError, Lang, PendingError, envelope, error_for_status};
 use crate::error::{Error, ErrorCode};
+
+/// The service's own layers as one middleware, outermost first: [`observe`] (request id,
+/// envelope, security headers, metrics), [`durable`] (acknowledge a change once it is on disk),
+/// [`super::auth_layer::authenticate`] (who is calling; audit of refusals and admin actions)
+/// and [`super::rate_limit::limit`]. One layer, not four: each axum layer clones the stack
+/// below it and boxes its future on every request, while these steps nest as plain async
+/// calls the compiler builds into one future.
+pub async fn pipeline(
+    axum::extract::State(st): axum::extract::State<super::AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    observe(req, async |req| {
+        durable(&st, req, async |req| {
+            super::auth_layer::authenticate(&st, req, async |req| {
+                super::rate_limit::limit(&st, req, async move |req| next.run(req).await).await
+            })
+            .await
+        })
+        .await
+    })
+    .await
+}
 
 /// `X-Request-ID`.
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -24,9 +46,9 @@ pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
-/// Request id, envelope and metrics in one pass, so each error body carries the same id as
+/// Request id, envelope, security headers and metrics in one pass, so each error body carries the same id as
 /// the response header and each request is counted once with its final status.
-pub async fn observe(mut req: Request, next: Next) -> Response {
+pub async fn observe(mut req: Request, next: impl AsyncFnOnce(Request) -> Response) -> Response {
     let started = Instant::now();
     let request_id = req
         .headers()
@@ -42,7 +64,7 @@ pub async fn observe(mut req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
 
-    let mut resp = next.run(req).await;
+    let mut resp = next(req).await;
 
     let status = resp.status();
     let pending = resp.extensions_mut().remove::<PendingError>().map(|p| p.0);
@@ -61,6 +83,7 @@ pub async fn observe(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&request_id) {
         resp.headers_mut().insert(REQUEST_ID.clone(), v);
     }
+    security_headers(resp.headers_mut());
     let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
     let (count, duration) = request_metrics(&method, route, status.as_u16());
     count.increment(1);
@@ -96,15 +119,11 @@ fn request_metrics(method: &axum::http::Method, route: &str, status: u16) -> (me
 
 /// Answers a request that may have changed state only once the change is durable
 /// ([`crate::service::Durability`]); a failed commit answers 503 instead of the handler's answer.
-pub async fn durable(
-    axum::extract::State(st): axum::extract::State<super::AppState>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub async fn durable(st: &super::AppState, req: Request, next: impl AsyncFnOnce(Request) -> Response) -> Response {
     use axum::http::Method;
     let reads = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let own = commits_itself(req.uri().path());
-    let resp = next.run(req).await;
+    let resp = next(req).await;
     if reads || own {
         return resp;
     }
@@ -141,19 +160,26 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response<
 }
 
 /// The security headers of the spec (Authentication, item 12) and `X-API-Version`.
-pub fn security_headers() -> impl Iterator<Item = SetResponseHeaderLayer<HeaderValue>> {
-    [
-        ("x-frame-options", "DENY"),
-        ("x-content-type-options", "nosniff"),
-        ("x-xss-protection", "1; mode=block"),
-        ("strict-transport-security", "max-age=31536000; includeSubDomains"),
-        ("content-security-policy", "default-src 'self'"),
-        ("x-api-version", "1"),
-    ]
-    .into_iter()
-    .map(|(name, value)| {
-        SetResponseHeaderLayer::if_not_present(HeaderName::from_static(name), HeaderValue::from_static(value))
-    })
+const SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
+    (HeaderName::from_static("x-frame-options"), HeaderValue::from_static("DENY")),
+    (HeaderName::from_static("x-content-type-options"), HeaderValue::from_static("nosniff")),
+    (HeaderName::from_static("x-xss-protection"), HeaderValue::from_static("1; mode=block")),
+    (
+        HeaderName::from_static("strict-transport-security"),
+        HeaderValue::from_static("max-age=31536000; includeSubDomains"),
+    ),
+    (HeaderName::from_static("content-security-policy"), HeaderValue::from_static("default-src 'self'")),
+    (HeaderName::from_static("x-api-version"), HeaderValue::from_static("1")),
+];
+
+/// Sets each security header a handler did not set itself. Part of [`observe`] rather than a
+/// layer per header: each layer wraps and clones the whole stack below it on every request.
+fn security_headers(headers: &mut axum::http::HeaderMap) {
+    for (name, value) in SECURITY_HEADERS {
+        if !headers.contains_key(&name) {
+            headers.insert(name, value);
+        }
+    }
 }
 
 /// gzip for bodies over 1 KB; never event streams, images or gRPC.

@@ -123,23 +123,17 @@ pub fn api_routes() -> ApiRouter {
 }
 
 /// The whole application, trailing slashes trimmed before routing. Layers, outermost first:
-/// compression, security headers, body limit, `observe` (request id, envelope, metrics),
-/// `authenticate` (who is calling; audit of refusals and admin actions), `limit` (rate limits),
-/// panics caught.
+/// compression, body limit, [`middleware::pipeline`] (request id, envelope, security headers,
+/// metrics, durable acknowledgements, authentication with its audit, rate limits), panics
+/// caught.
 pub fn app(state: AppState, body_limit: usize) -> NormalizePath<Router> {
     let (routes, _) = api_routes().split();
-    let mut router = routes
+    let router = routes
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(graphql::extension(&state))
         .layer(CatchPanicLayer::custom(middleware::panic_response))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::limit))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), auth_layer::authenticate))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::durable))
-        .layer(axum::middleware::from_fn(middleware::observe))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::pipeline))
         .layer(DefaultBodyLimit::max(body_limit));
-    for header in middleware::security_headers() {
-        router = router.layer(header);
-    }
     let meter = state.services.compression.meter();
     let router = router
         .layer(axum::middleware::from_fn(compression_meter::inner))

@@ -6,9 +6,8 @@
 //! RATE_LIMIT_EXCEEDED with `Retry-After` and `X-RateLimit-Retry-After`. Health, metrics,
 //! documentation and `/.well-known/*` are exempt, and admins are not limited.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
@@ -64,17 +63,17 @@ pub(crate) fn refusal_error(refusal: &crate::service::RateRefusal) -> Error {
 }
 
 /// Admits, refuses or lets through (exempt, disabled, admin) each request.
-pub async fn limit(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+pub async fn limit(st: &AppState, mut req: Request, next: impl AsyncFnOnce(Request) -> Response) -> Response {
     let limits = &st.services.rate_limits;
     if !limits.enabled() || exempt(req.uri().path()) {
-        return next.run(req).await;
+        return next(req).await;
     }
     let principal = req.extensions().get::<Caller>().and_then(Caller::principal);
     let (tier, key) = bucket(principal, peer_ip(req.extensions()));
     match limits.admit(tier, &key) {
-        Ok(None) => next.run(req).await,
+        Ok(None) => next(req).await,
         Ok(Some(admission)) => {
-            let mut resp = next.run(req).await;
+            let mut resp = next(req).await;
             let h = resp.headers_mut();
             set(h, &LIMIT, admission.limit.into());
             set(h, &REMAINING, admission.remaining.into());
@@ -83,7 +82,7 @@ pub async fn limit(State(st): State<AppState>, mut req: Request, next: Next) -> 
         }
         Err(refusal) if refused_in_stream(req.uri().path()) => {
             req.extensions_mut().insert(StreamRefusal(refusal_error(&refusal)));
-            next.run(req).await
+            next(req).await
         }
         Err(refusal) => {
             let secs = refusal.retry_after.as_secs_f64().ceil().max(1.0) as u64;
