@@ -116,7 +116,7 @@ impl Agent for Ceuci {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
         let mut anomalies = engine::detect_for(ctx, &[forecast::NAME])?;
-        anomalies.sort_by(engine::order);
+        engine::sort(&mut anomalies);
         (ctx.progress)(0.5);
         let f = forecasts(ctx)?;
         let mut found = more::insights(AgentId::Ceuci, &anomalies);

@@ -109,10 +109,29 @@ fn entities(
     named.into_iter().map(|((k, i), n)| (k, i, n)).collect()
 }
 
+/// The index of each contract the anomalies are primarily about (the last one with that id, as
+/// a map of every contract would keep): one pass over the contracts against the few ids wanted,
+/// instead of a map of every contract.
+fn contracts_named<'a>(ds: &Dataset, anomalies: &'a [Anomaly]) -> HashMap<&'a str, usize, FxBuild> {
+    let mut wanted: HashMap<&str, Option<usize>, FxBuild> = anomalies
+        .iter()
+        .map(|a| &a.affected_entities.primary)
+        .filter(|p| p.kind == "contract")
+        .map(|p| (p.id.as_str(), None))
+        .collect();
+    if !wanted.is_empty() {
+        for (i, c) in ds.contracts.iter().enumerate() {
+            if let Some(at) = wanted.get_mut(c.id.as_str()) {
+                *at = Some(i);
+            }
+        }
+    }
+    wanted.into_iter().filter_map(|(id, at)| Some((id, at?))).collect()
+}
+
 /// The ranking: entities flagged by at least `min_detectors` detectors, riskiest first.
 pub fn risk_ranking(ds: &Dataset, anomalies: &[Anomaly], min_detectors: usize) -> Vec<EntityRisk> {
-    let contracts: HashMap<&str, usize, FxBuild> =
-        ds.contracts.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let contracts = contracts_named(ds, anomalies);
     let mut by_entity: BTreeMap<(String, String), EntityRisk> = BTreeMap::new();
     for a in anomalies {
         for (kind, id, name) in entities(a, &contracts, ds) {
@@ -235,7 +254,7 @@ impl Agent for Obaluaie {
             }
         }
         let mut anomalies: Vec<Anomaly> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
-        anomalies.sort_by(engine::order);
+        engine::sort(&mut anomalies);
         (ctx.progress)(1.0);
         Ok(AgentOutput { anomalies, insights, recommendations, artifacts: Vec::new() })
     }
