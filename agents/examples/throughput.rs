@@ -2,16 +2,21 @@
 //! (`engine::analyse`, detectors in parallel) over demo datasets of 10k, 100k and 1M
 //! contracts, and prints records per second and the peak resident memory.
 //!
-//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only] [--detectors a,b] [--no-agents] [--cache-only] [--no-engine] [--digest] [--sections]`
+//! `cargo run --release -p vigia-agents --example throughput -- [--sizes 10000,100000,1000000] [--seed 42] [--runs 3] [--contracts-only] [--detectors a,b] [--no-agents] [--cache-only] [--no-engine] [--digest] [--agents-digest] [--sections] [--warm-agents]`
 //!
 //! `--detectors` times only the named detectors alone (the whole engine still runs all of
 //! them), `--no-agents` leaves out the seven-agent rows and `--no-engine` the whole-engine
 //! row, `--cache-only` runs the seven agents only with the findings cache: all for profiling
 //! one part.
 //! `--digest` prints a hash of every anomaly the whole engine reports (all their fields), to
-//! check that a change meant for speed changed no finding.
+//! check that a change meant for speed changed no finding. `--agents-digest` prints, for the
+//! seven agents run in parallel over one findings cache, how many anomalies they report and a
+//! hash of all of them (each serialised, sorted by agent and JSON so thread order does not
+//! matter), and a hash of their insights and recommendations.
 //! `--sections` first times each fact the detectors share (computed once per analysis), then
-//! each detector over those facts already computed: what every part adds to the whole engine.
+//! each detector over those facts already computed: what every part adds to the whole engine;
+//! then each agent over a findings cache the seven agents already filled (`--warm-agents`
+//! prints only these).
 //!
 //! `--contracts-only` keeps only the contracts of the demo data (the other record kinds are
 //! dropped before analysing), to measure the engine on N contracts alone.
@@ -33,6 +38,7 @@ use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::demo::{DemoSpec, generate};
 use vigia_agents::detect::shared::Shared;
 use vigia_agents::detect::{NAMES, all};
+use vigia_agents::model::report::AgentOutput;
 use vigia_agents::{AnalysisContext, CancelFlag, Dataset, DetectionParams, FindingsCache, engine, instantiate};
 
 /// `VmHWM` (peak resident set) in MiB, if the platform has it.
@@ -116,7 +122,9 @@ fn main() {
         );
         if args.iter().any(|a| a == "--sections") {
             sections(&data.dataset, &params);
-            agents_over_warm_cache(&data.dataset, &params);
+        }
+        if args.iter().any(|a| a == "--sections" || a == "--warm-agents") {
+            agents_over_warm_cache(&data.dataset, &params, runs);
         }
         println!("| detector | seconds | CPU seconds | contracts/s | anomalies | peak MiB |");
         println!("|---|---|---|---|---|---|");
@@ -133,6 +141,9 @@ fn main() {
         }
         if args.iter().any(|a| a == "--digest") {
             digest(&data.dataset, &params);
+        }
+        if args.iter().any(|a| a == "--agents-digest") {
+            agents_digest(&data.dataset, &params);
         }
         if !args.iter().any(|a| a == "--no-engine") {
             reset_peak();
@@ -160,8 +171,8 @@ fn main() {
 }
 
 /// Times each of the seven agents alone over a findings cache the others already filled:
-/// what each agent adds on top of the detectors it shares.
-fn agents_over_warm_cache(ds: &Dataset, params: &DetectionParams) {
+/// what each agent adds on top of the detectors it shares (best of `runs`).
+fn agents_over_warm_cache(ds: &Dataset, params: &DetectionParams, runs: usize) {
     let cache = FindingsCache::new();
     let cancel = CancelFlag::new();
     let agents: Vec<_> = COVERAGE.iter().filter_map(|(id, _)| instantiate(*id)).collect();
@@ -172,7 +183,7 @@ fn agents_over_warm_cache(ds: &Dataset, params: &DetectionParams) {
     println!("| agent over a warm cache | seconds | CPU seconds | anomalies |");
     println!("|---|---|---|---|");
     for a in &agents {
-        let (secs, cpu, found) = best_of(1, || a.analyse(&ctx).map_or(0, |o| o.anomalies.len()));
+        let (secs, cpu, found) = best_of(runs, || a.analyse(&ctx).map_or(0, |o| o.anomalies.len()));
         println!("| {} | {secs:.3} | {cpu:.2} | {found} |", a.id().as_str());
     }
 }
@@ -189,6 +200,37 @@ fn digest(ds: &Dataset, params: &DetectionParams) {
         h.write(json.as_bytes());
     }
     println!("digest: {} anomalies ({:.0} MiB as JSON), {:016x}", found.len(), bytes as f64 / 1048576.0, h.finish());
+}
+
+/// Prints how many anomalies the seven agents report over one findings cache and a hash of all
+/// of them: each anomaly serialised, sorted by agent id then JSON (so neither thread order nor
+/// ties in an agent's order change it); then a hash of their insights and recommendations.
+fn agents_digest(ds: &Dataset, params: &DetectionParams) {
+    use std::hash::Hasher;
+    let outputs = agent_outputs(ds, params, true);
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    let mut words = rustc_hash::FxHasher::default();
+    for (id, out) in &outputs {
+        let Some(out) = out else {
+            println!("agents digest: {id} failed");
+            continue;
+        };
+        lines.extend(out.anomalies.iter().map(|a| (*id, serde_json::to_string(a).unwrap_or_default())));
+        words.write(id.as_bytes());
+        words.write(serde_json::to_string(&(&out.insights, &out.recommendations)).unwrap_or_default().as_bytes());
+    }
+    lines.sort_unstable();
+    let mut h = rustc_hash::FxHasher::default();
+    for (id, json) in &lines {
+        h.write(id.as_bytes());
+        h.write(json.as_bytes());
+    }
+    println!(
+        "agents digest: {} anomalies, {:016x}; insights and recommendations {:016x}",
+        lines.len(),
+        h.finish(),
+        words.finish()
+    );
 }
 
 /// Times each shared fact once, then each detector over the facts already computed.
@@ -220,6 +262,12 @@ fn sections(ds: &Dataset, params: &DetectionParams) {
 /// Runs the seven analysis agents on parallel threads, as an investigation does, with or
 /// without one [`FindingsCache`] between them; returns the anomalies they report in all.
 fn all_agents(ds: &Dataset, params: &DetectionParams, shared: bool) -> usize {
+    agent_outputs(ds, params, shared).iter().filter_map(|(_, o)| o.as_ref()).map(|o| o.anomalies.len()).sum()
+}
+
+/// What each of the seven agents reports, run on parallel threads over `ds` (with one findings
+/// cache when `shared`), in roster order; `None` for an agent that failed.
+fn agent_outputs(ds: &Dataset, params: &DetectionParams, shared: bool) -> Vec<(&'static str, Option<AgentOutput>)> {
     let cache = FindingsCache::new();
     let cancel = CancelFlag::new();
     let agents: Vec<_> = COVERAGE.iter().filter_map(|(id, _)| instantiate(*id)).collect();
@@ -229,9 +277,9 @@ fn all_agents(ds: &Dataset, params: &DetectionParams, shared: bool) -> usize {
             .map(|a| {
                 let ctx =
                     AnalysisContext { findings: shared.then_some(&cache), ..AnalysisContext::new(ds, params, &cancel) };
-                s.spawn(move || a.analyse(&ctx).map_or(0, |o| o.anomalies.len()))
+                (a.id().as_str(), s.spawn(move || a.analyse(&ctx).ok()))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+        handles.into_iter().map(|(id, h)| (id, h.join().ok().flatten())).collect()
     })
 }

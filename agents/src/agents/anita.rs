@@ -3,7 +3,7 @@
 //! lasting days, spending spikes and regime changes, all through the engine, plus spending trends (monthly totals, the weight of
 //! each organ's top suppliers).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use chrono::Datelike;
 
@@ -14,6 +14,7 @@ use crate::cancel::AnalysisError;
 use crate::agents::narrative::{by_detector, insights, recommendations};
 use crate::agents::narrative_detectors as more;
 use crate::agents::roster::AgentId;
+use crate::detect::common::FxBuild;
 use crate::detect::context::AnalysisContext;
 use crate::detect::coverage::snapshot_of;
 use crate::detect::engine;
@@ -46,9 +47,6 @@ impl Anita {
     }
 }
 
-/// Per organ: its name, total value and per supplier (CNPJ) the value and name.
-type OrganTotals<'a> = (String, f64, BTreeMap<&'a str, (f64, &'a str)>);
-
 impl Agent for Anita {
     fn id(&self) -> AgentId {
         AgentId::Anita
@@ -78,8 +76,9 @@ impl Agent for Anita {
 
 /// The month with the most value, against its year.
 fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
-    let mut months: BTreeMap<(i32, u32), f64> = BTreeMap::new();
-    let mut years: BTreeMap<i32, f64> = BTreeMap::new();
+    // Hashed by month and year (the maximum below is keyed fully, so no order is needed).
+    let mut months: HashMap<(i32, u32), f64, FxBuild> = HashMap::default();
+    let mut years: HashMap<i32, f64, FxBuild> = HashMap::default();
     for c in &ds.contracts {
         let Some(d) = c.signed_on else { continue };
         *months.entry((d.year(), d.month())).or_default() += c.value();
@@ -105,29 +104,37 @@ fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
 
 /// For each organ (largest first, at most five), the share of its three largest suppliers.
 fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<String>) {
-    let mut organs: BTreeMap<&str, OrganTotals<'_>> = BTreeMap::new();
+    // Hashed per organ and per (organ, supplier): the rankings below are keyed fully (value,
+    // then code or document), so no map order is needed; each sum runs in dataset order.
+    let mut organs: HashMap<&str, (&str, f64), FxBuild> = HashMap::default();
+    let mut pairs: HashMap<(&str, &str), (f64, &str), FxBuild> = HashMap::default();
     for c in &ds.contracts {
         if c.organ.code.is_empty() {
             continue;
         }
-        let e = organs
-            .entry(c.organ.code.as_str())
-            .or_insert_with(|| (c.organ.name.clone().to_string(), 0.0, BTreeMap::new()));
-        e.1 += c.value();
+        let code = c.organ.code.as_str();
+        organs.entry(code).or_insert((c.organ.name.as_str(), 0.0)).1 += c.value();
         if !c.supplier.document.is_empty() {
-            let s = e.2.entry(c.supplier.document.as_str()).or_insert((0.0, c.supplier.name.as_str()));
-            s.0 += c.value();
+            pairs.entry((code, c.supplier.document.as_str())).or_insert((0.0, c.supplier.name.as_str())).0 += c.value();
         }
     }
-    let mut ranked: Vec<(&str, &OrganTotals<'_>)> = organs.iter().map(|(k, v)| (*k, v)).collect();
-    ranked.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(b.0)));
+    let mut ranked: Vec<(&str, &str, f64)> =
+        organs.iter().map(|(code, (name, total))| (*code, *name, *total)).collect();
+    ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(b.0)));
+    ranked.truncate(5);
+    let mut suppliers: HashMap<&str, Vec<(&str, f64, &str)>, FxBuild> = HashMap::default();
+    for ((code, doc), (value, name)) in &pairs {
+        if ranked.iter().any(|r| r.0 == *code) {
+            suppliers.entry(code).or_default().push((doc, *value, name));
+        }
+    }
     let mut insights = Vec::new();
     let mut recs = Vec::new();
-    for (code, (name, total, suppliers)) in ranked.into_iter().take(5) {
-        if *total <= 0.0 {
+    for (code, name, total) in ranked {
+        if total <= 0.0 {
             continue;
         }
-        let mut top: Vec<(&str, f64, &str)> = suppliers.iter().map(|(d, (v, n))| (*d, *v, *n)).collect();
+        let mut top: Vec<(&str, f64, &str)> = suppliers.remove(code).unwrap_or_default();
         top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
         top.truncate(3);
         let share = top.iter().map(|t| t.1).sum::<f64>() / total;
@@ -145,7 +152,7 @@ fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<Stri
                 label,
                 names.join("; "),
                 format_pct(share),
-                format_brl(*total)
+                format_brl(total)
             ),
             if evidence.is_empty() { 0.7 } else { 0.85 },
             &evidence,

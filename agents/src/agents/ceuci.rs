@@ -11,9 +11,9 @@ use crate::cancel::AnalysisError;
 use crate::agents::narrative_detectors as more;
 use crate::agents::roster::AgentId;
 use crate::detect::context::AnalysisContext;
-use crate::detect::coverage::{Coverage, snapshot_of};
+use crate::detect::coverage::{Coverage, snapshot};
 use crate::detect::engine;
-use crate::detect::series::{month_label, organ_months};
+use crate::detect::series::{Grid, OrganMonths, month_label, organ_months};
 use crate::detect::temporal::forecast::{self, MIN_HISTORY, forecast, judged_span};
 use crate::model::report::{AgentOutput, Insight};
 use crate::text::{format_brl, format_pct};
@@ -56,7 +56,16 @@ pub struct OrganForecast {
 /// Forecasts the month after the data for the largest organs with enough history.
 pub fn forecasts(ctx: &AnalysisContext<'_>) -> Result<Vec<OrganForecast>, AnalysisError> {
     let (grid, series) = organ_months(ctx.dataset, ctx.cancel)?;
-    let coverage = Coverage::of(ctx.dataset, &grid, &series);
+    forecasts_over(ctx, grid, &series)
+}
+
+/// [`forecasts`] over the organs' monthly series already built.
+fn forecasts_over(
+    ctx: &AnalysisContext<'_>,
+    grid: Grid,
+    series: &[OrganMonths<'_>],
+) -> Result<Vec<OrganForecast>, AnalysisError> {
+    let coverage = Coverage::of(ctx.dataset, &grid, series);
     let mut ranked: Vec<_> = series.iter().filter_map(|s| judged_span(&coverage, s).map(|sp| (s, sp))).collect();
     ranked.sort_by(|(a, _), (b, _)| {
         let (ta, tb) = (a.values.iter().sum::<f64>(), b.values.iter().sum::<f64>());
@@ -116,12 +125,14 @@ impl Agent for Ceuci {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
         let mut anomalies = engine::detect_for(ctx, &[forecast::NAME])?;
-        anomalies.sort_by(engine::order);
+        engine::sort(&mut anomalies);
         (ctx.progress)(0.5);
-        let f = forecasts(ctx)?;
+        // The monthly series once, for the forecasts and the snapshot test.
+        let (grid, series) = organ_months(ctx.dataset, ctx.cancel)?;
+        let f = forecasts_over(ctx, grid, &series)?;
         let mut found = more::insights(AgentId::Ceuci, &anomalies);
         found.extend(forecast_insights(&f));
-        if let Some(snap) = snapshot_of(ctx.dataset, ctx.cancel)? {
+        if let Some(snap) = snapshot(ctx.dataset, &grid, &series) {
             found.push(insight(AgentId::Ceuci, snap.reason(), 0.9, &[]));
         }
         let mut recs = more::recommendations(&anomalies);

@@ -141,7 +141,7 @@ impl Agent for Machado {
     fn analyse(&self, ctx: &AnalysisContext<'_>) -> Result<AgentOutput, AnalysisError> {
         (ctx.progress)(0.0);
         let mut anomalies = engine::detect_for(ctx, &[VAGUE, BRAND])?;
-        anomalies.sort_by(engine::order);
+        engine::sort(&mut anomalies);
         (ctx.progress)(0.5);
         let c = census(ctx.dataset, ctx)?;
         let mut found = more::insights(AgentId::Machado, &anomalies);

@@ -9,7 +9,7 @@
 //! `technical_details.supplier` and `.organ`), and the supplier and organ of a contract it is
 //! primarily about.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -65,23 +65,28 @@ pub fn flags_needed(sensitivity: f64) -> usize {
     if sensitivity >= 0.5 { 2 } else { 3 }
 }
 
-/// Suppliers and organs an anomaly concerns, with names.
-fn entities(
-    a: &Anomaly,
+/// Suppliers and organs an anomaly concerns, with names, by kind and id: one entry per
+/// entity, named by the smallest non-empty name given for it (empty when none is). Borrowed
+/// from the anomaly and the dataset: this runs over every finding of every detector.
+fn entities<'a>(
+    a: &'a Anomaly,
     contracts: &HashMap<&str, usize, FxBuild>,
-    ds: &Dataset,
-) -> BTreeSet<(String, String, String)> {
-    let mut out = BTreeSet::new();
+    ds: &'a Dataset,
+) -> Vec<(&'static str, &'a str, &'a str)> {
+    let mut out: Vec<(&'static str, &'a str, &'a str)> = Vec::new();
     for e in std::iter::once(&a.affected_entities.primary).chain(a.affected_entities.related.iter()) {
-        if e.kind == "supplier" || e.kind == "organ" {
-            out.insert((e.kind.clone(), e.id.clone(), e.name.clone()));
-        }
+        let kind = match e.kind.as_str() {
+            "supplier" => "supplier",
+            "organ" => "organ",
+            _ => continue,
+        };
+        out.push((kind, e.id.as_str(), e.name.as_str()));
     }
     for kind in ["supplier", "organ"] {
         if let Some(id) = a.technical_details.get(kind).and_then(Value::as_str).filter(|s| !s.is_empty())
-            && !out.iter().any(|(k, i, _)| k == kind && i == id)
+            && !out.iter().any(|(k, i, _)| *k == kind && *i == id)
         {
-            out.insert((kind.to_string(), id.to_string(), String::new()));
+            out.push((kind, id, ""));
         }
     }
     let p = &a.affected_entities.primary;
@@ -90,58 +95,90 @@ fn entities(
     {
         let c = &ds.contracts[i];
         if !c.supplier.document.is_empty() {
-            out.insert((
-                "supplier".into(),
-                c.supplier.document.clone().to_string(),
-                c.supplier.name.clone().to_string(),
-            ));
+            out.push(("supplier", c.supplier.document.as_str(), c.supplier.name.as_str()));
         }
-        out.insert(("organ".into(), c.organ.code.clone().to_string(), c.organ.name.clone().to_string()));
+        out.push(("organ", c.organ.code.as_str(), c.organ.name.as_str()));
     }
-    // One name per entity: keep the named entry when both exist.
-    let mut named: BTreeMap<(String, String), String> = BTreeMap::new();
+    out.sort_unstable();
+    // One name per entity: the first non-empty one in that order.
+    let mut named: Vec<(&'static str, &'a str, &'a str)> = Vec::with_capacity(out.len());
     for (k, i, n) in out {
-        let e = named.entry((k, i)).or_default();
-        if e.is_empty() {
-            *e = n;
+        match named.last_mut() {
+            Some(last) if last.0 == k && last.1 == i => {
+                if last.2.is_empty() {
+                    last.2 = n;
+                }
+            }
+            _ => named.push((k, i, n)),
         }
     }
-    named.into_iter().map(|((k, i), n)| (k, i, n)).collect()
+    named
+}
+
+/// One entity's flags while the ranking is summed, borrowed from the anomalies.
+struct Flags<'a> {
+    name: &'a str,
+    detectors: BTreeMap<&'a str, f64>,
+    anomalies: Vec<&'a str>,
+    at_stake: f64,
+}
+
+/// The index of each contract the anomalies are primarily about (the last one with that id, as
+/// a map of every contract would keep): one pass over the contracts against the few ids wanted,
+/// instead of a map of every contract.
+fn contracts_named<'a>(ds: &Dataset, anomalies: &'a [Anomaly]) -> HashMap<&'a str, usize, FxBuild> {
+    let mut wanted: HashMap<&str, Option<usize>, FxBuild> = anomalies
+        .iter()
+        .map(|a| &a.affected_entities.primary)
+        .filter(|p| p.kind == "contract")
+        .map(|p| (p.id.as_str(), None))
+        .collect();
+    if !wanted.is_empty() {
+        for (i, c) in ds.contracts.iter().enumerate() {
+            if let Some(at) = wanted.get_mut(c.id.as_str()) {
+                *at = Some(i);
+            }
+        }
+    }
+    wanted.into_iter().filter_map(|(id, at)| Some((id, at?))).collect()
 }
 
 /// The ranking: entities flagged by at least `min_detectors` detectors, riskiest first.
 pub fn risk_ranking(ds: &Dataset, anomalies: &[Anomaly], min_detectors: usize) -> Vec<EntityRisk> {
-    let contracts: HashMap<&str, usize, FxBuild> =
-        ds.contracts.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
-    let mut by_entity: BTreeMap<(String, String), EntityRisk> = BTreeMap::new();
+    let contracts = contracts_named(ds, anomalies);
+    let mut by_entity: BTreeMap<(&'static str, &str), Flags<'_>> = BTreeMap::new();
     for a in anomalies {
         for (kind, id, name) in entities(a, &contracts, ds) {
-            let e = by_entity.entry((kind.clone(), id.clone())).or_insert_with(|| EntityRisk {
-                kind,
-                id,
-                name: String::new(),
+            let e = by_entity.entry((kind, id)).or_insert_with(|| Flags {
+                name: "",
                 detectors: BTreeMap::new(),
                 anomalies: Vec::new(),
                 at_stake: 0.0,
-                risk: 0.0,
             });
             if e.name.is_empty() {
                 e.name = name;
             }
-            let d = e.detectors.entry(a.detector().to_string()).or_insert(0.0);
+            let d = e.detectors.entry(a.detector()).or_insert(0.0);
             *d = d.max(a.confidence);
-            e.anomalies.push(a.id.clone());
+            e.anomalies.push(a.id.as_str());
             e.at_stake += a.value_at_stake();
         }
     }
     let mut out: Vec<EntityRisk> = by_entity
-        .into_values()
-        .filter(|e| e.detectors.len() >= min_detectors)
-        .map(|mut e| {
+        .into_iter()
+        .filter(|(_, e)| e.detectors.len() >= min_detectors)
+        .map(|((kind, id), e)| {
             let clean: f64 = e.detectors.values().map(|c| 1.0 - c.clamp(0.0, 1.0)).product();
             let money = 0.6 + 0.4 * ((1.0 + e.at_stake.max(0.0)).log10() / 7.0).min(1.0);
-            e.risk = ((1.0 - clean) * money * 1000.0).round() / 10.0;
-            e
+            EntityRisk {
+                kind: kind.to_string(),
+                id: id.to_string(),
+                name: e.name.to_string(),
+                detectors: e.detectors.into_iter().map(|(d, c)| (d.to_string(), c)).collect(),
+                anomalies: e.anomalies.into_iter().map(str::to_string).collect(),
+                at_stake: e.at_stake,
+                risk: ((1.0 - clean) * money * 1000.0).round() / 10.0,
+            }
         })
         .collect();
     out.sort_by(|a, b| {
@@ -173,8 +210,9 @@ impl Agent for Obaluaie {
         (ctx.progress)(0.8);
         ctx.cancel.check()?;
         let ranking = risk_ranking(ctx.dataset, &all, flags_needed(ctx.params.sensitivity));
-        let reported: BTreeSet<&str> = ranking.iter().flat_map(|e| e.anomalies.iter().map(String::as_str)).collect();
-        let by_id: HashMap<&str, &Anomaly> = all.iter().map(|a| (a.id.as_str(), a)).collect();
+        let reported: HashSet<&str, FxBuild> =
+            ranking.iter().flat_map(|e| e.anomalies.iter().map(String::as_str)).collect();
+        let by_id: HashMap<&str, &Anomaly, FxBuild> = all.iter().map(|a| (a.id.as_str(), a)).collect();
         let mut insights = Vec::new();
         let mut recommendations = Vec::new();
         if ranking.is_empty() {
@@ -235,7 +273,7 @@ impl Agent for Obaluaie {
             }
         }
         let mut anomalies: Vec<Anomaly> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
-        anomalies.sort_by(engine::order);
+        engine::sort(&mut anomalies);
         (ctx.progress)(1.0);
         Ok(AgentOutput { anomalies, insights, recommendations, artifacts: Vec::new() })
     }

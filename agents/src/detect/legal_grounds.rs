@@ -14,10 +14,14 @@
 //! 1.221/2024) and of Covid-19 (Lei 14.217/2021, Lei 13.979/2020).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use memchr::memmem::Finder;
 
 use super::common::FxBuild;
 use super::legal::{self, Modality};
 use super::legal_basis::{self, Citation, Law, LegalBasis};
+use super::object_signature::fold_into;
 use crate::model::cnpj::{DocumentKind, document_kind};
 use crate::model::contract::Contract;
 use crate::text::fold;
@@ -127,19 +131,25 @@ const OBJECT_GROUNDS: &[(&str, &str)] = &[
     ("publicacoes no diario oficial", "publicação oficial (Imprensa Nacional, art. 24, XVI)"),
 ];
 
+/// Phrases of an object that name the lease of a building.
+const BUILDING_LEASE: &[&str] = &[
+    "locacao de imove",
+    "locacao do imovel",
+    "aluguel de imove",
+    "aluguel do imovel",
+    "locacao de predio",
+    "locacao de sala",
+];
+
 /// Whether the object is the lease of a building (the administration as tenant).
 pub fn is_building_lease(object: &str) -> bool {
-    let o = fold(object);
-    [
-        "locacao de imove",
-        "locacao do imovel",
-        "aluguel de imove",
-        "aluguel do imovel",
-        "locacao de predio",
-        "locacao de sala",
-    ]
-    .iter()
-    .any(|w| o.contains(w))
+    with_folded(object, names_building_lease)
+}
+
+/// [`is_building_lease`] of an object already folded.
+fn names_building_lease(folded: &str) -> bool {
+    static LEASE: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+    finders(&LEASE, BUILDING_LEASE).iter().any(|f| f.find(folded.as_bytes()).is_some())
 }
 
 /// Supplier names of public bodies and state companies contracted without bidding on their
@@ -180,23 +190,59 @@ pub fn inferred_ground(object: &str, supplier_name: &str, supplier_is_public_bod
     if supplier_is_public_body {
         return Some("órgão ou entidade da administração (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII)");
     }
-    // "Regime de dedicação exclusiva de mão de obra" (outsourced staff) says nothing of an
-    // exclusive supplier.
-    let o = fold(object).replace("dedicacao exclusiva", "dedicacao");
-    if let Some((_, g)) = OBJECT_GROUNDS.iter().find(|(w, _)| o.contains(w)) {
-        return Some(g);
-    }
-    is_state_supplier(supplier_name).then_some(
-        "empresa pública, sociedade de economia mista ou concessionária contratada em razão de quem é (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII e XVI)",
-    )
+    static GROUNDS: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+    let grounds = GROUNDS.get_or_init(|| OBJECT_GROUNDS.iter().map(|(w, _)| Finder::new(w.as_bytes())).collect());
+    let found = with_folded(object, |o| {
+        // "Regime de dedicação exclusiva de mão de obra" (outsourced staff) says nothing of an
+        // exclusive supplier.
+        let o = without_staff_regime(o);
+        OBJECT_GROUNDS.iter().zip(grounds).find(|(_, f)| f.find(o.as_bytes()).is_some()).map(|((_, g), _)| *g)
+    });
+    found.or_else(|| {
+        is_state_supplier(supplier_name).then_some(
+            "empresa pública, sociedade de economia mista ou concessionária contratada em razão de quem é (Lei 14.133, art. 75, IX; Lei 8.666, art. 24, VIII e XVI)",
+        )
+    })
 }
 
 /// Whether a supplier's name is a state company's, a concessionária's or a public body's
 /// ([`STATE_SUPPLIERS`]); a private company's legal form (LTDA, EIRELI, ME, EPP) rules it out.
 pub fn is_state_supplier(supplier_name: &str) -> bool {
-    let s = fold(supplier_name);
-    let private = s.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "ltda" | "eireli" | "me" | "epp"));
-    !private && STATE_SUPPLIERS.iter().any(|w| s.contains(w))
+    static NAMES: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+    let names = finders(&NAMES, STATE_SUPPLIERS);
+    with_folded(supplier_name, |s| {
+        let private = s.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "ltda" | "eireli" | "me" | "epp"));
+        !private && names.iter().any(|f| f.find(s.as_bytes()).is_some())
+    })
+}
+
+/// `f` over [`fold`] of `s`, folded into one scratch buffer per thread: these tests run on
+/// every contract of several detectors and agents, and a fresh string per call cost more than
+/// the searches.
+fn with_folded<T>(s: &str, f: impl FnOnce(&str) -> T) -> T {
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUF.with(|b| match b.try_borrow_mut() {
+        Ok(mut buf) => {
+            fold_into(s, &mut buf);
+            f(&buf)
+        }
+        // Called from inside `f` (not done today): a buffer of its own.
+        Err(_) => f(&fold(s)),
+    })
+}
+
+/// A folded object with "dedicacao exclusiva" read as "dedicacao" (a staff regime, not an
+/// exclusive supplier); borrowed unless the phrase is there.
+fn without_staff_regime(o: &str) -> std::borrow::Cow<'_, str> {
+    if o.contains("dedicacao exclusiva") { o.replace("dedicacao exclusiva", "dedicacao").into() } else { o.into() }
+}
+
+/// The searchers of a phrase list, built once (setting a searcher up at every search cost more
+/// than the search).
+fn finders(cell: &'static OnceLock<Vec<Finder<'static>>>, list: &'static [&'static str]) -> &'static [Finder<'static>] {
+    cell.get_or_init(|| list.iter().map(|p| Finder::new(p.as_bytes())).collect())
 }
 
 /// Phrases of an object that name a public utility, supplied by the concessionária of the place.
@@ -223,11 +269,17 @@ const EXCLUSIVE_OR_ORDERED: &[&str] =
 /// texts seldom name (an order's beneficiary never), so two of them alike in text are not the
 /// same purchase.
 pub fn tied_to_supplier(object: &str, supplier_name: &str, supplier_is_public_body: bool) -> bool {
-    if supplier_is_public_body || is_building_lease(object) || is_state_supplier(supplier_name) {
-        return true;
-    }
-    let o = fold(object).replace("dedicacao exclusiva", "dedicacao");
-    UTILITIES.iter().chain(EXCLUSIVE_OR_ORDERED).any(|w| o.contains(w))
+    static TIES: OnceLock<Vec<Finder<'static>>> = OnceLock::new();
+    let ties =
+        TIES.get_or_init(|| UTILITIES.iter().chain(EXCLUSIVE_OR_ORDERED).map(|p| Finder::new(p.as_bytes())).collect());
+    supplier_is_public_body
+        || with_folded(object, |o| {
+            names_building_lease(o) || {
+                let o = without_staff_regime(o);
+                ties.iter().any(|f| f.find(o.as_bytes()).is_some())
+            }
+        })
+        || is_state_supplier(supplier_name)
 }
 
 /// How much of a dataset states its legal basis: missing data, reported once per dataset as
