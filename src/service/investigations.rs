@@ -291,18 +291,18 @@ impl InvestigationService {
         let inv = self.store.head(id).map_err(Error::internal)?.ok_or_else(|| Error::investigation_not_found(id))?;
         who.require_owner_or_admin(inv.user_id)?;
         if inv.status.is_terminal() {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!("investigation {id} already ended as {}", inv.status.as_str()),
-            )
-            .with("id", id.to_string())
-            .with("status", inv.status.as_str()));
+            return Err(already_ended(id, inv.status));
         }
         let was_running =
             self.runtime.cancel_investigation(id, Duration::from_secs(5)).await.map_err(Error::internal)?;
         let mut inv = self.load(id)?;
         if !was_running && !inv.status.is_terminal() {
             inv = self.runtime.cancel_idle(inv).await;
+        }
+        if inv.status.is_terminal() && inv.status != Status::Cancelled {
+            // The run ended on its own before the cancellation reached it: the same answer as
+            // a cancel that arrives after the end.
+            return Err(already_ended(id, inv.status));
         }
         Ok(Cancelled {
             id,
@@ -359,4 +359,11 @@ fn may_see(owner: Uuid, viewer: Option<&Principal>) -> Result<()> {
         viewer.ok_or_else(unauthenticated)?.require_owner_or_admin(owner)?;
     }
     Ok(())
+}
+
+/// A cancellation of an investigation that already ended as `status`.
+fn already_ended(id: InvestigationId, status: Status) -> Error {
+    Error::new(ErrorCode::Conflict, format!("investigation {id} already ended as {}", status.as_str()))
+        .with("id", id.to_string())
+        .with("status", status.as_str())
 }
