@@ -41,3 +41,23 @@ impl RegistryConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_register_is_off_by_default_and_bad_values_name_their_key() {
+        let d = RegistryConfig::default();
+        assert_eq!((d.base_url.as_deref(), d.requests_per_minute, d.max_suppliers), (None, 60, 100));
+        assert!(d.check().is_ok());
+        let bad = |f: fn(&mut RegistryConfig)| {
+            let mut c = RegistryConfig::default();
+            f(&mut c);
+            c.check().unwrap_err().0
+        };
+        assert_eq!(bad(|c| c.base_url = Some("ftp://x".into())), "registry.base_url");
+        assert_eq!(bad(|c| c.requests_per_minute = 0), "registry.requests_per_minute");
+        assert_eq!(bad(|c| c.ttl_days = -1.0), "registry.ttl_days");
+    }
+}

@@ -42,7 +42,7 @@ impl std::fmt::Debug for RegistryClient {
 
 /// How one supplier's lookup ended.
 enum Outcome {
-    Found(SupplierProfile, bool),
+    Found(Box<SupplierProfile>, bool),
     Absent(bool),
     Failed(String),
     /// Not tried: the register had already failed in this investigation.
@@ -90,7 +90,7 @@ impl RegistryClient {
                 Outcome::Found(p, fetched) => {
                     found += 1;
                     read += usize::from(fetched);
-                    profiles.push(p);
+                    profiles.push(*p);
                 }
                 Outcome::Absent(fetched) => {
                     absent += 1;
@@ -119,7 +119,7 @@ impl RegistryClient {
     async fn one(&self, cnpj: &str, down: &AtomicBool) -> Outcome {
         match self.store.load_registry_entry(cnpj) {
             Ok(Some(entry)) if Utc::now() - entry.at < self.ttl => {
-                return entry.profile.map_or(Outcome::Absent(false), |p| Outcome::Found(p, false));
+                return entry.profile.map_or(Outcome::Absent(false), |p| Outcome::Found(Box::new(p), false));
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "reading a stored register answer"),
@@ -145,7 +145,7 @@ impl RegistryClient {
         if let Err(e) = self.store.put_registry_entry(cnpj, &entry) {
             tracing::warn!(error = %e, "storing a register answer");
         }
-        entry.profile.map_or(Outcome::Absent(true), |p| Outcome::Found(p, true))
+        entry.profile.map_or(Outcome::Absent(true), |p| Outcome::Found(Box::new(p), true))
     }
 }
 
