@@ -64,7 +64,9 @@ impl Core {
             Provider::new(&config.upstream, config.demo.clone())
                 .context("building the upstream client")?
                 .with_sanctions_store(Arc::new(store.clone()))
-                .with_organ_codes_store(Arc::new(store.clone())),
+                .with_organ_codes_store(Arc::new(store.clone()))
+                .with_registry(&config.registry, &config.upstream, Arc::new(store.clone()))
+                .context("building the company register client")?,
         );
         provider.start_sanctions_refresh();
         let federal = FederalSources::new(&config.upstream, &config.federal, provider.transparency_client())

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use secrecy::SecretString;
 use serde::Deserialize;
 
+mod registry;
 mod sections;
 
+pub use registry::RegistryConfig;
 pub use sections::*;
 
 /// The whole configuration. Every section has defaults, so an empty file is valid.
@@ -45,6 +47,8 @@ pub struct Config {
     pub federal: FederalConfig,
     /// The optional language model that phrases chat answers.
     pub llm: LlmConfig,
+    /// The company register read for suppliers' facts in production mode.
+    pub registry: RegistryConfig,
 }
 
 /// A configuration that cannot be used; the message names the key.
@@ -185,6 +189,9 @@ impl Config {
         }
         if !(r.prune_interval_secs.is_finite() && r.prune_interval_secs >= 1.0) {
             return bad("retention.prune_interval_secs", "must be at least 1 second");
+        }
+        if let Err((key, reason)) = self.registry.check() {
+            return bad(key, reason);
         }
         self.llm_valid()
     }

@@ -124,3 +124,22 @@ pub trait OrganCodesStore: Send + Sync + 'static {
     /// Replaces the stored lists.
     fn replace_organ_codes(&self, codes: &OrganCodes, at: chrono::DateTime<chrono::Utc>) -> Result<(), PortError>;
 }
+
+/// One supplier's answer from the company register, as last read: its facts, or `None` when
+/// the register does not know the CNPJ (a fact too), with the time it was read.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RegistryEntry {
+    /// The facts; `None`: not in the register.
+    pub profile: Option<vigia_agents::model::registry_facts::SupplierProfile>,
+    /// When the register answered.
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+/// Register answers kept locally by CNPJ, so repeated investigations do not read the register
+/// again while an answer is younger than `registry.ttl_days`.
+pub trait RegistryStore: Send + Sync + 'static {
+    /// The stored answer for a 14-digit CNPJ (`None`: never read).
+    fn load_registry_entry(&self, cnpj: &str) -> Result<Option<RegistryEntry>, PortError>;
+    /// Stores (replaces) the answer for a CNPJ.
+    fn put_registry_entry(&self, cnpj: &str, entry: &RegistryEntry) -> Result<(), PortError>;
+}

@@ -13,6 +13,7 @@ mod chat;
 mod flusher;
 mod investigations;
 mod prune;
+mod registry;
 mod sanctions;
 mod sessions;
 pub use prune::Pruned;

@@ -24,6 +24,7 @@ use vigia_agents::model::upstream::{RecordError, contract_from_upstream};
 use vigia_agents::{Contract, Dataset};
 
 use super::params::{Endpoint, dmy, months};
+use super::registry::RegistryClient;
 use super::source::UpstreamError;
 use super::transparency::{Budget, TransparencyClient};
 use crate::domain::ports::OrganCodes;
@@ -58,6 +59,8 @@ pub struct Plan {
     pub request_budget: usize,
     /// The SIAFI and SIAPE organ lists as last read (`None`: never read).
     pub organ_codes: Option<Arc<OrganCodes>>,
+    /// The company register for suppliers' facts (`None`: not configured).
+    pub registry: Option<Arc<RegistryClient>>,
 }
 
 /// What was fetched, and how complete it is.
@@ -121,8 +124,20 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
     );
     let (contracts, contract_part) = contracts?;
     let units: Vec<String> = distinct(contracts.iter().map(|c| c.unit.code.to_string()));
-    let expenses = super::expenses::expenses(client, plan, &units).await;
+    // The register is another upstream with its own bucket: read it while despesas are read.
+    let register = async {
+        match &plan.registry {
+            Some(registry) => Some(registry.suppliers(&contracts).await),
+            None => None,
+        }
+    };
+    let (expenses, register) = tokio::join!(super::expenses::expenses(client, plan, &units), register);
     let mut out = Collected { cache_hit: true, ..Collected::default() };
+    let registry_on = register.is_some();
+    if let Some((profiles, notes)) = register {
+        out.dataset.suppliers = profiles;
+        out.notes.extend(notes);
+    }
     out.dataset.contracts = contracts;
     out.absorb(contract_part);
     for (name, result) in [("licitações", biddings.map(|(b, p)| (Kind::Biddings(b), p)))]
@@ -145,9 +160,10 @@ pub async fn collect(client: &TransparencyClient, plan: &Plan) -> Result<Collect
             Err(e) => return Err(e),
         }
     }
-    if !out.dataset.servants.is_empty() && out.dataset.suppliers.is_empty() {
+    if !registry_on && !out.dataset.servants.is_empty() {
         // The servant rule compares servants with suppliers' partners, which the portal does
-        // not publish: say so rather than let "no finding" read as "checked".
+        // not publish: without `registry.base_url`, say so rather than let "no finding" read
+        // as "checked".
         out.notes.push(
             "servidores read, but no register of suppliers' partners is available in production: servants \
              cannot be matched to partners of suppliers"

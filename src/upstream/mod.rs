@@ -17,6 +17,7 @@ pub mod llm;
 mod organs;
 pub mod outcomes;
 mod params;
+pub mod registry;
 mod sanctions;
 mod schedule;
 mod servants;
@@ -33,10 +34,12 @@ use futures::future::BoxFuture;
 pub use source::{SourceConfig, UpstreamError, UpstreamSource};
 pub use transparency::TransparencyClient;
 
-use crate::config::{DemoConfig, UpstreamConfig};
+use crate::config::{DemoConfig, RegistryConfig, UpstreamConfig};
 use crate::domain::DataSource;
 use crate::domain::investigation::Provenance;
-use crate::domain::ports::{DataBatch, DataProvider, DataQuery, OrganCodesStore, PortError, SanctionsStore};
+use crate::domain::ports::{
+    DataBatch, DataProvider, DataQuery, OrganCodesStore, PortError, RegistryStore, SanctionsStore,
+};
 
 /// The data provider of the running service.
 pub struct Provider {
@@ -51,6 +54,7 @@ pub struct Provider {
     organ_codes: organs::OrganCodesCache,
     organ_codes_refresh: Duration,
     max_pages: u32,
+    registry: Option<Arc<registry::RegistryClient>>,
 }
 
 impl Provider {
@@ -72,6 +76,7 @@ impl Provider {
             organ_codes: organs::OrganCodesCache::empty(organs::WHAT),
             organ_codes_refresh: Duration::from_secs(upstream.organ_codes_refresh_secs.max(1)),
             max_pages: upstream.max_pages.max(1),
+            registry: None,
         })
     }
 
@@ -79,6 +84,18 @@ impl Provider {
     pub fn with_sanctions_store(mut self, store: Arc<dyn SanctionsStore>) -> Self {
         self.sanctions = sanctions::over(store);
         self
+    }
+
+    /// Reads suppliers' facts from the company register configured in `[registry]` (nothing
+    /// when `registry.base_url` is unset), its answers kept in `store`; production mode only.
+    pub fn with_registry(
+        mut self,
+        cfg: &RegistryConfig,
+        upstream: &UpstreamConfig,
+        store: Arc<dyn RegistryStore>,
+    ) -> Result<Self, UpstreamError> {
+        self.registry = registry::RegistryClient::new(cfg, upstream, store)?.map(Arc::new);
+        Ok(self)
     }
 
     /// Keeps the SIAFI and SIAPE organ lists in `store` (read now, replaced at each refresh).
@@ -209,6 +226,7 @@ impl Provider {
                 (codes, Some(_)) => Some(codes),
                 (_, None) => None,
             },
+            registry: self.registry.clone(),
         }
     }
 

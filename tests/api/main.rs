@@ -30,6 +30,7 @@ mod mfa;
 mod openapi;
 mod permissions;
 mod ratelimit;
+mod registry;
 mod sessions;
 mod shutdown;
 mod signals;

@@ -1,0 +1,60 @@
+//! Company register answers by CNPJ in the `registry` tree: one JSON value per CNPJ (the
+//! facts or "not in the register", with the time read), written by one plain insert. (Not a
+//! transaction or batch: `apply_batch` takes sled 0.34's process-wide lock for writing, which
+//! deadlocks against a running flush; see `investigations.rs`.)
+
+use super::Store;
+use crate::domain::ports::{PortError, RegistryEntry, RegistryStore};
+
+const REGISTRY: &str = "registry";
+
+fn storage(e: impl std::fmt::Display) -> PortError {
+    PortError::Storage(e.to_string())
+}
+
+impl RegistryStore for Store {
+    fn load_registry_entry(&self, cnpj: &str) -> Result<Option<RegistryEntry>, PortError> {
+        let tree = self.db.open_tree(REGISTRY).map_err(storage)?;
+        match tree.get(cnpj.as_bytes()).map_err(storage)? {
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(storage),
+            None => Ok(None),
+        }
+    }
+
+    fn put_registry_entry(&self, cnpj: &str, entry: &RegistryEntry) -> Result<(), PortError> {
+        let tree = self.db.open_tree(REGISTRY).map_err(storage)?;
+        tree.insert(cnpj.as_bytes(), serde_json::to_vec(entry).map_err(storage)?).map_err(storage)?;
+        self.stats.wrote();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use vigia_agents::model::registry_facts::{Address, Partner, SupplierProfile};
+
+    use super::*;
+
+    #[test]
+    fn register_answers_found_and_not_found_read_back_by_cnpj_with_their_time() {
+        let store = Store::temporary().unwrap();
+        assert_eq!(store.load_registry_entry("11222333000181").unwrap(), None);
+        let profile = SupplierProfile {
+            cnpj: "11222333000181".into(),
+            name: "ACME LTDA".into(),
+            opened_on: chrono::NaiveDate::from_ymd_opt(2015, 3, 2),
+            status: "ATIVA".into(),
+            cnae: "4930202".into(),
+            address: Address { zip: "70040000".into(), number: "10".into(), ..Address::default() },
+            phone: "6132324545".into(),
+            partners: vec![Partner { name: "ANA".into(), document: "***123456**".into(), role: "Sócia".into() }],
+        };
+        let found = RegistryEntry { profile: Some(profile), at: Utc::now() };
+        let absent = RegistryEntry { profile: None, at: Utc::now() };
+        store.put_registry_entry("11222333000181", &found).unwrap();
+        store.put_registry_entry("99888777000100", &absent).unwrap();
+        assert_eq!(store.load_registry_entry("11222333000181").unwrap(), Some(found));
+        assert_eq!(store.load_registry_entry("99888777000100").unwrap(), Some(absent));
+    }
+}
