@@ -275,6 +275,11 @@ async fn an_investigation_over_demo_data_completes_with_sequenced_events() {
     let inv = start(&rt, &store).await;
     let done = finished(&store, inv.id).await;
     assert_eq!(done.status, Status::Completed);
+    // The final record is written just before the terminal event is appended.
+    wait_until("the terminal event is stored", || async {
+        store.events_after(inv.id, 0).unwrap().last().is_some_and(|e| e.kind.is_terminal())
+    })
+    .await;
     let events = store.events_after(inv.id, 0).unwrap();
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
