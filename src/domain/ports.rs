@@ -142,4 +142,6 @@ pub trait RegistryStore: Send + Sync + 'static {
     fn load_registry_entry(&self, cnpj: &str) -> Result<Option<RegistryEntry>, PortError>;
     /// Stores (replaces) the answer for a CNPJ.
     fn put_registry_entry(&self, cnpj: &str, entry: &RegistryEntry) -> Result<(), PortError>;
+    /// How many answers are kept.
+    fn registry_entries(&self) -> Result<usize, PortError>;
 }

@@ -154,6 +154,11 @@ impl HealthService {
             u.insert("sanctions".into(), json!({"records": held, "refreshed_at": refreshed_at}));
             let ((siafi, siape), read_at) = self.provider.organ_codes_state();
             u.insert("organ_codes".into(), json!({"siafi": siafi, "siape": siape, "refreshed_at": read_at}));
+            let registry = match self.provider.registry_state() {
+                Some((source, kept)) => json!({"configured": true, "source": source, "answers_kept": kept}),
+                None => json!({"configured": false}),
+            };
+            u.insert("registry".into(), registry);
         }
         let process = json!({
             "status": "healthy",

@@ -1,31 +1,32 @@
-//! Company register answers by CNPJ in the `registry` tree: one JSON value per CNPJ (the
+//! Company register answers by CNPJ in the `registry` tree: one versioned JSON value per CNPJ (the
 //! facts or "not in the register", with the time read), written by one plain insert. (Not a
 //! transaction or batch: `apply_batch` takes sled 0.34's process-wide lock for writing, which
 //! deadlocks against a running flush; see `investigations.rs`.)
 
-use super::Store;
+use super::{StorageError, Store, encode, get};
 use crate::domain::ports::{PortError, RegistryEntry, RegistryStore};
 
 const REGISTRY: &str = "registry";
 
-fn storage(e: impl std::fmt::Display) -> PortError {
-    PortError::Storage(e.to_string())
+impl Store {
+    fn registry(&self) -> Result<sled::Tree, StorageError> {
+        Ok(self.db.open_tree(REGISTRY)?)
+    }
 }
 
 impl RegistryStore for Store {
     fn load_registry_entry(&self, cnpj: &str) -> Result<Option<RegistryEntry>, PortError> {
-        let tree = self.db.open_tree(REGISTRY).map_err(storage)?;
-        match tree.get(cnpj.as_bytes()).map_err(storage)? {
-            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(storage),
-            None => Ok(None),
-        }
+        Ok(get(&self.registry()?, cnpj.as_bytes())?)
     }
 
     fn put_registry_entry(&self, cnpj: &str, entry: &RegistryEntry) -> Result<(), PortError> {
-        let tree = self.db.open_tree(REGISTRY).map_err(storage)?;
-        tree.insert(cnpj.as_bytes(), serde_json::to_vec(entry).map_err(storage)?).map_err(storage)?;
+        self.registry()?.insert(cnpj.as_bytes(), encode(entry)?).map_err(StorageError::from)?;
         self.stats.wrote();
         Ok(())
+    }
+
+    fn registry_entries(&self) -> Result<usize, PortError> {
+        Ok(self.registry()?.len())
     }
 }
 

@@ -150,6 +150,11 @@ impl Provider {
         self.sanctions.age()
     }
 
+    /// The company register's client and the answers kept (`None`: no register configured).
+    pub fn registry_state(&self) -> Option<(outcomes::SourceHealth, Option<usize>)> {
+        self.registry.as_ref().map(|r| r.health())
+    }
+
     /// Sanctions held and when they were read.
     pub fn sanctions_state(&self) -> (usize, Option<chrono::DateTime<Utc>>) {
         let (list, at) = self.sanctions.snapshot();

@@ -73,6 +73,12 @@ impl RegistryClient {
         Ok(Some(RegistryClient { source, store, ttl, max_suppliers: cfg.max_suppliers }))
     }
 
+    /// The register's client as `/health/detailed` shows it, and how many answers the store
+    /// keeps (`None` when the store cannot say).
+    pub fn health(&self) -> (super::outcomes::SourceHealth, Option<usize>) {
+        (self.source.health(), self.store.registry_entries().ok())
+    }
+
     /// The register's facts for the suppliers of `contracts` (most money first, up to the
     /// budget), with notes saying how many were looked up, found, absent, failed and skipped.
     pub async fn suppliers(&self, contracts: &[Contract]) -> (Vec<SupplierProfile>, Vec<String>) {

@@ -150,6 +150,12 @@ impl UpstreamSource {
                 self.lock_cache().insert(key, body.clone(), bytes, self.inner.ttl);
                 Ok((body, false))
             }
+            // A 404 is the upstream answering that the resource does not exist (the company
+            // register's "no such CNPJ"): the caller decides what it means; the source is up.
+            Err(e @ UpstreamError::Rejected { status: 404, .. }) => {
+                self.inner.outcomes.succeeded();
+                Err(e)
+            }
             Err(e) => {
                 self.inner.outcomes.failed(e.class());
                 tracing::warn!(source = self.inner.name, class = e.class(), error = %e, "upstream request failed");

@@ -16,6 +16,8 @@ use axum::routing::get;
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 use vigia_agents::demo::{DemoSpec, generate};
+use vigia_agents::model::contract::Organ;
+use vigia_agents::model::servant::{Servant, servant_to_upstream};
 use vigia_agents::model::upstream::contract_to_upstream;
 
 use crate::helpers::{TestApp, spawn_app_with};
@@ -88,6 +90,12 @@ async fn register(fault: Option<u16>) -> (String, Register) {
 /// The Portal stand-in with 120 demo contracts of organ 36000, three of them won (for the
 /// largest sums) by the planted suppliers on 2024-03-15.
 async fn portal() -> String {
+    portal_with(Vec::new()).await
+}
+
+/// [`portal`] with `servants` in `/servidores` and the organ lists that link SIAFI organ
+/// 36000 to SIAPE organ 36001.
+async fn portal_with(servants: Vec<Value>) -> String {
     let data =
         generate(&DemoSpec { seed: 5, contracts: 120, organ_codes: vec!["36000".into()], ..DemoSpec::default() });
     let mut contracts = data.dataset.contracts;
@@ -97,7 +105,14 @@ async fn portal() -> String {
         c.initial_value = 90_000_000.0;
         c.final_value = 0.0;
     }
-    let records = Records { contracts: contracts.iter().map(contract_to_upstream).collect(), ..Records::default() };
+    let organ = |code: &str, name: &str| json!({"codigo": code, "descricao": name});
+    let records = Records {
+        contracts: contracts.iter().map(contract_to_upstream).collect(),
+        siafi: vec![organ("36000", "Ministério da Saúde")],
+        siape: vec![organ("36001", "MINISTÉRIO DA SAÚDE")],
+        servants,
+        ..Records::default()
+    };
     stand_in(records).await.0
 }
 
@@ -155,7 +170,58 @@ async fn suppliers_facts_come_from_the_register_reach_the_phantom_rule_and_are_r
     // Found and not found are both kept: the second investigation reads nothing.
     let again = investigate(&app).await;
     assert_eq!(reg.calls(), 10, "answers are kept in sled");
+    let h: Value = app.get("/health/detailed").await.json().await.unwrap();
+    let r = &h["components"]["upstream"]["registry"];
+    assert_eq!((r["configured"].as_bool(), r["answers_kept"].as_u64()), (Some(true), Some(10)), "{h}");
+    assert_eq!(
+        (r["source"]["name"].as_str(), r["source"]["status"].as_str()),
+        (Some("company_register"), Some("healthy")),
+        "{r}"
+    );
     assert!(notes(&again).iter().any(|n| n.contains("10 suppliers looked up (0 read from the register")));
+}
+
+/// A servant of the Ministry of Health who is, by the register, a partner (same six visible
+/// CPF digits, same name) of a supplier the ministry pays: the relationship rule names both.
+#[tokio::test]
+async fn a_servant_who_is_a_partner_of_a_supplier_of_her_own_organ_is_found_through_the_register() {
+    let servant = |id: &str, cpf: &str, name: &str| {
+        servant_to_upstream(&Servant {
+            id: id.into(),
+            cpf: cpf.into(),
+            name: name.into(),
+            organ: Organ { code: "36001".into(), acronym: "MS".into(), name: "MINISTERIO DA SAUDE".into() },
+            exercise_organ: "36001".into(),
+            situation: "ATIVO PERMANENTE".into(),
+            kind: "Civil".into(),
+            role: "ANALISTA".into(),
+        })
+    };
+    let servants = vec![
+        servant("9100001", "***.456.789-**", "Maria Aparecida Souza"),
+        // Same name, other digits: a namesake, not the partner.
+        servant("9100002", "***.999.888-**", "JOSE CARLOS SOUZA"),
+    ];
+    let (url, _reg) = register(None).await;
+    let app = app(portal_with(servants).await, Some(url)).await;
+    crate::upstream::organ_codes_read(&app).await;
+    let id = app
+        .start(json!({"query": "contratos do Ministério da Saúde em 2024", "data_source": "portal_transparencia",
+            "filters": {"organizations": ["36000"]}}))
+        .await;
+    let s = app.wait_done(&id).await;
+    assert_eq!(s["status"], "completed", "{s}");
+    let v: Value = app.get_signed(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
+    let links: Vec<&Value> = v["anomalies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["technical_details"]["detector"] == "relationship_network")
+        .filter(|a| a.to_string().to_uppercase().contains("SOUZA"))
+        .collect();
+    let text = serde_json::to_string(&links).unwrap().to_uppercase();
+    assert!(text.contains("MARIA APARECIDA SOUZA") && text.contains("PLANALTO"), "{:?}", notes(&v));
+    assert!(!text.contains("9100002"), "a namesake with other CPF digits is not the partner: {text}");
 }
 
 #[tokio::test]

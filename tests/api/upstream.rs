@@ -143,7 +143,7 @@ async fn upstream_with_servants(forbidden: Vec<&'static str>) -> (String, Stand)
 }
 
 /// Waits for the organ lists the app reads at start.
-async fn organ_codes_read(app: &TestApp) {
+pub async fn organ_codes_read(app: &TestApp) {
     for _ in 0..400 {
         let h: Value = app.get("/health/detailed").await.json().await.unwrap();
         if h["components"]["upstream"]["organ_codes"]["siape"].as_u64().is_some_and(|n| n > 0) {
