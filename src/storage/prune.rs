@@ -12,7 +12,8 @@ use crate::domain::{AuditEntry, InvestigationHead, LoginAttempts};
 pub struct Pruned {
     /// Investigations (each with its events).
     pub investigations: usize,
-    /// Events of those investigations.
+    /// Records of the events tree those investigations held (each one event or several
+    /// consecutive ones written together, and the sequence reservation).
     pub events: usize,
     /// Audit records.
     pub audit: usize,
