@@ -201,9 +201,7 @@ impl Config {
     fn llm_valid(&self) -> Result<(), ConfigError> {
         let bad = |key, reason: &str| Err(ConfigError::Invalid { key, reason: reason.to_string() });
         let l = &self.llm;
-        if let Some(url) = &l.base_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
+        if !registry::http_url_or_unset(l.base_url.as_deref()) {
             return bad("llm.base_url", "must be an http:// or https:// URL");
         }
         if l.timeout_ms == 0 {

@@ -27,9 +27,7 @@ impl Default for RegistryConfig {
 impl RegistryConfig {
     /// An http(s) base URL when set, at least one request a minute, a TTL of days >= 0.
     pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
-        if let Some(url) = &self.base_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
+        if !http_url_or_unset(self.base_url.as_deref()) {
             return Err(("registry.base_url", "must be an http:// or https:// URL"));
         }
         if self.requests_per_minute == 0 {
@@ -40,6 +38,11 @@ impl RegistryConfig {
         }
         Ok(())
     }
+}
+
+/// Whether an optional base URL is unset or an http(s) URL (`[registry]` and `[llm]`).
+pub(super) fn http_url_or_unset(url: Option<&str>) -> bool {
+    url.is_none_or(|u| u.starts_with("http://") || u.starts_with("https://"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The optional language model: a client for an OpenAI-compatible chat-completions endpoint
 //! (`POST {base_url}/chat/completions` with `stream: true`), which yields the answer's text
-//! piece by piece as the server sends it ([`sse`]). One deadline (`llm.timeout_ms`) bounds the
+//! piece by piece as the server sends it (events read by `eventsource-stream`, their data by
+//! [`sse`]). One deadline (`llm.timeout_ms`) bounds the
 //! wait for the first piece and the whole answer. The key travels only in a sensitive
 //! `Authorization: Bearer` header: no error, log line or response carries it, nor anything the
 //! server wrote in an error (it could echo what it was sent).
@@ -11,13 +12,14 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::time::Duration;
 
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 use tokio::time::Instant;
 use vigia_agents::conversation::drummond::ChatMessage;
 
-use self::sse::{Frame, SseParser};
+use self::sse::{Frame, frame};
 use crate::config::LlmConfig;
 
 /// Why the model's answer could not be had.
@@ -133,8 +135,7 @@ impl LlmClient {
             return Err(LlmError::Status(resp.status().as_u16()));
         }
         let state = Reading {
-            body: Box::pin(resp.bytes_stream()),
-            parser: SseParser::default(),
+            events: Box::pin(events(resp.bytes_stream()).eventsource()),
             queue: VecDeque::new(),
             ended: false,
             deadline,
@@ -144,12 +145,17 @@ impl LlmClient {
     }
 }
 
-type Body = Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>;
+/// The body's bytes, then an empty line: an event the server left unterminated at the end
+/// of the body still counts (a cut line then reads as malformed data).
+fn events<E>(body: impl Stream<Item = Result<bytes::Bytes, E>>) -> impl Stream<Item = Result<bytes::Bytes, E>> {
+    body.chain(futures::stream::iter([Ok(bytes::Bytes::from_static(b"\n\n"))]))
+}
+
+type Events = Pin<Box<dyn Stream<Item = Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>> + Send>>;
 
 /// The state of a streamed answer being read.
 struct Reading {
-    body: Body,
-    parser: SseParser,
+    events: Events,
     /// Items read but not yet handed out.
     queue: VecDeque<Result<String, LlmError>>,
     /// Nothing more is read: `[DONE]`, an error or the end of the body was met.
@@ -167,23 +173,18 @@ impl Reading {
             if self.ended {
                 return None;
             }
-            match tokio::time::timeout_at(self.deadline, self.body.next()).await {
+            match tokio::time::timeout_at(self.deadline, self.events.next()).await {
                 Err(_) => self.fail(LlmError::Timeout(self.ms)),
-                Ok(Some(Err(_))) => self.fail(LlmError::Connect),
-                Ok(Some(Ok(bytes))) => match self.parser.feed(&bytes) {
-                    Ok(frames) => self.take(frames),
+                Ok(Some(Err(EventStreamError::Transport(_)))) => self.fail(LlmError::Connect),
+                Ok(Some(Err(_))) => self.fail(LlmError::Malformed("not an event stream".into())),
+                // An event without data (a keep-alive) says nothing.
+                Ok(Some(Ok(event))) if event.data.is_empty() => {}
+                Ok(Some(Ok(event))) => match frame(&event.data) {
+                    Ok(f) => self.take(f),
                     Err(e) => self.fail(e),
                 },
-                Ok(None) => {
-                    match self.parser.finish() {
-                        Ok(frames) => self.take(frames),
-                        Err(e) => self.fail(e),
-                    }
-                    // A body that ends without [DONE] may have been cut short.
-                    if !self.ended {
-                        self.fail(LlmError::Incomplete);
-                    }
-                }
+                // A body that ends without [DONE] may have been cut short.
+                Ok(None) => self.fail(LlmError::Incomplete),
             }
         }
     }
@@ -194,17 +195,13 @@ impl Reading {
         self.ended = true;
     }
 
-    /// Queues the frames' text up to `[DONE]` (then stops reading) or a cut (an error).
-    fn take(&mut self, frames: Vec<Frame>) {
-        for f in frames {
-            match f {
-                Frame::Text(t) => self.queue.push_back(Ok(t)),
-                Frame::Done => {
-                    self.ended = true;
-                    return;
-                }
-                Frame::Cut => return self.fail(LlmError::Truncated),
-            }
+    /// Queues a frame's text, stops reading at `[DONE]`, fails on a cut.
+    fn take(&mut self, f: Option<Frame>) {
+        match f {
+            Some(Frame::Text(t)) => self.queue.push_back(Ok(t)),
+            Some(Frame::Done) => self.ended = true,
+            Some(Frame::Cut) => self.fail(LlmError::Truncated),
+            None => {}
         }
     }
 }

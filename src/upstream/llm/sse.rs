@@ -1,7 +1,7 @@
-//! The server-sent events of an OpenAI-compatible streaming chat completion, read as they
-//! arrive: `data: {"choices":[{"delta":{"content":"..."}}]}` events, each a piece of the
-//! answer, ended by `data: [DONE]`. Lines may be cut anywhere between two network reads;
-//! comments (`: ...`) and other fields (`event:`, `id:`) are skipped.
+//! What the events of an OpenAI-compatible streaming chat completion say: each event's data
+//! is `{"choices":[{"delta":{"content":"..."}}]}`, a piece of the answer, and `[DONE]` ends
+//! it. The events themselves are read by `eventsource-stream` (lines cut anywhere between two
+//! network reads, comments and other fields skipped).
 
 use super::LlmError;
 
@@ -16,70 +16,8 @@ pub(crate) enum Frame {
     Cut,
 }
 
-/// Reassembles lines and events from the body's bytes.
-#[derive(Debug, Default)]
-pub(crate) struct SseParser {
-    /// Bytes of a line not yet ended.
-    line: Vec<u8>,
-    /// `data` lines of the event being read, joined by newlines.
-    data: Option<String>,
-}
-
-impl SseParser {
-    /// Reads the next bytes of the body; the frames of every event they complete.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Frame>, LlmError> {
-        let mut frames = Vec::new();
-        for &b in bytes {
-            if b == b'\n' {
-                let line = std::mem::take(&mut self.line);
-                self.line_done(&line, &mut frames)?;
-            } else {
-                self.line.push(b);
-            }
-        }
-        Ok(frames)
-    }
-
-    /// The end of the body: the frames of an event it left unterminated.
-    pub fn finish(&mut self) -> Result<Vec<Frame>, LlmError> {
-        let mut frames = Vec::new();
-        let line = std::mem::take(&mut self.line);
-        if !line.is_empty() {
-            self.line_done(&line, &mut frames)?;
-        }
-        self.dispatch(&mut frames)?;
-        Ok(frames)
-    }
-
-    fn line_done(&mut self, line: &[u8], frames: &mut Vec<Frame>) -> Result<(), LlmError> {
-        let line = std::str::from_utf8(line).map_err(|_| LlmError::Malformed("a line is not UTF-8".into()))?;
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            return self.dispatch(frames);
-        }
-        if let Some(value) = line.strip_prefix("data:") {
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            match &mut self.data {
-                Some(d) => {
-                    d.push('\n');
-                    d.push_str(value);
-                }
-                None => self.data = Some(value.to_string()),
-            }
-        }
-        Ok(())
-    }
-
-    fn dispatch(&mut self, frames: &mut Vec<Frame>) -> Result<(), LlmError> {
-        if let Some(data) = self.data.take() {
-            frames.extend(frame(&data)?);
-        }
-        Ok(())
-    }
-}
-
-/// The frames of one event's data.
-fn frame(data: &str) -> Result<Option<Frame>, LlmError> {
+/// The frame of one event's data (`None`: nothing for the answer, e.g. a usage-only event).
+pub(crate) fn frame(data: &str) -> Result<Option<Frame>, LlmError> {
     if data.trim() == "[DONE]" {
         return Ok(Some(Frame::Done));
     }
@@ -107,30 +45,39 @@ fn frame(data: &str) -> Result<Option<Frame>, LlmError> {
 
 #[cfg(test)]
 mod tests {
+    use eventsource_stream::Eventsource;
+    use futures::StreamExt;
+
     use super::*;
 
     fn delta(s: &str) -> String {
         format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": {"content": s}}]}))
     }
 
-    #[test]
-    fn events_cut_anywhere_between_reads_give_the_pieces_in_order_then_done() {
+    /// The frames of a body read `step` bytes at a time, as the client reads it.
+    async fn frames_of(body: &str, step: usize) -> Result<Vec<Frame>, LlmError> {
+        let parts: Vec<Result<bytes::Bytes, std::convert::Infallible>> =
+            body.as_bytes().chunks(step).map(|c| Ok(bytes::Bytes::copy_from_slice(c))).collect();
+        let mut events = super::super::events(futures::stream::iter(parts)).eventsource();
+        let mut frames = Vec::new();
+        while let Some(e) = events.next().await {
+            let e = e.map_err(|_| LlmError::Malformed("not an event stream".into()))?;
+            frames.extend(frame(&e.data)?);
+        }
+        Ok(frames)
+    }
+
+    #[tokio::test]
+    async fn events_cut_anywhere_between_reads_give_the_pieces_in_order_then_done() {
         let body = format!(
             ": keep-alive\n\ndata: {{\"choices\":[{{\"delta\":{{\"role\":\"assistant\"}}}}]}}\r\n\r\n{}{}event: x\n{}data: [DONE]\n\n",
             delta("Olá, "),
             delta("são R$ 1.234,56"),
             delta(" ação")
         );
-        let bytes = body.as_bytes();
-        for step in [1, 3, 7, bytes.len()] {
-            let mut p = SseParser::default();
-            let mut frames = Vec::new();
-            for part in bytes.chunks(step) {
-                frames.extend(p.feed(part).unwrap());
-            }
-            frames.extend(p.finish().unwrap());
+        for step in [1, 3, 7, body.len()] {
             assert_eq!(
-                frames,
+                frames_of(&body, step).await.unwrap(),
                 [
                     Frame::Text("Olá, ".into()),
                     Frame::Text("são R$ 1.234,56".into()),
@@ -142,20 +89,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_cut_answer_an_error_object_and_bad_data_are_told_apart() {
-        let mut p = SseParser::default();
+    #[tokio::test]
+    async fn a_cut_answer_an_error_object_and_bad_data_are_told_apart() {
         let cut = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\n";
-        assert_eq!(p.feed(cut.as_bytes()).unwrap(), [Frame::Cut]);
+        assert_eq!(frames_of(cut, cut.len()).await.unwrap(), [Frame::Cut]);
         let usage = "data: {\"choices\":[],\"usage\":{\"total_tokens\":9}}\n\n";
-        assert_eq!(p.feed(usage.as_bytes()).unwrap(), []);
+        assert_eq!(frames_of(usage, usage.len()).await.unwrap(), []);
         for bad in ["data: {\"error\":{\"message\":\"boom\"}}\n\n", "data: not json\n\n", "data: {\"x\":1}\n\n"] {
-            let e = SseParser::default().feed(bad.as_bytes()).unwrap_err();
+            let e = frames_of(bad, bad.len()).await.unwrap_err();
             assert!(matches!(e, LlmError::Malformed(_)), "{bad}: {e}");
             assert!(!e.to_string().contains("boom"), "the server's text is not repeated");
         }
-        let mut p = SseParser::default();
-        assert_eq!(p.feed(b"data: [DONE]").unwrap(), []);
-        assert_eq!(p.finish().unwrap(), [Frame::Done], "an unterminated last event still counts");
+        assert_eq!(
+            frames_of("data: [DONE]", 12).await.unwrap(),
+            [Frame::Done],
+            "an unterminated last event still counts"
+        );
     }
 }
