@@ -71,6 +71,8 @@ pub struct Store {
     chat_sessions: sled::Tree,
     chat_messages: sled::Tree,
     chat_by_owner: sled::Tree,
+    /// Company register answers by CNPJ (see [`registry`]).
+    registry: sled::Tree,
     flusher: Arc<flusher::Flusher>,
     stats: Arc<stats::OpStats>,
     cache_capacity: u64,
@@ -108,6 +110,7 @@ impl Store {
             api_keys: db.open_tree("api_keys")?,
             audit: db.open_tree("audit_log")?,
             whitelist: db.open_tree("ip_whitelist")?,
+            registry: db.open_tree(registry::TREE)?,
             settings: db.open_tree("settings")?,
             chat_sessions: db.open_tree("chat_sessions")?,
             chat_messages: db.open_tree("chat_messages")?,

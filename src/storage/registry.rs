@@ -6,27 +6,22 @@
 use super::{StorageError, Store, encode, get};
 use crate::domain::ports::{PortError, RegistryEntry, RegistryStore};
 
-const REGISTRY: &str = "registry";
-
-impl Store {
-    fn registry(&self) -> Result<sled::Tree, StorageError> {
-        Ok(self.db.open_tree(REGISTRY)?)
-    }
-}
+/// The tree's name.
+pub(super) const TREE: &str = "registry";
 
 impl RegistryStore for Store {
     fn load_registry_entry(&self, cnpj: &str) -> Result<Option<RegistryEntry>, PortError> {
-        Ok(get(&self.registry()?, cnpj.as_bytes())?)
+        Ok(get(&self.registry, cnpj.as_bytes())?)
     }
 
     fn put_registry_entry(&self, cnpj: &str, entry: &RegistryEntry) -> Result<(), PortError> {
-        self.registry()?.insert(cnpj.as_bytes(), encode(entry)?).map_err(StorageError::from)?;
+        self.registry.insert(cnpj.as_bytes(), encode(entry)?).map_err(StorageError::from)?;
         self.stats.wrote();
         Ok(())
     }
 
     fn registry_entries(&self) -> Result<usize, PortError> {
-        Ok(self.registry()?.len())
+        Ok(self.registry.len())
     }
 }
 
