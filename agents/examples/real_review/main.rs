@@ -36,7 +36,16 @@ struct Source {
 /// The first sentence of the explanation (Portuguese), else of the description.
 fn first_sentence(a: &Anomaly) -> String {
     let text = a.explanation.as_ref().map_or(a.description.as_str(), |e| e.human_readable.as_str());
-    let end = text.find(". ").map_or(text.len(), |k| k + 1);
+    // A sentence ends at a period followed by a capital, unless the period closes an
+    // abbreviation inside a name ("CLARO S.A. do contrato", "S.A. DISTRIBUIDORA").
+    let end = text
+        .match_indices(". ")
+        .map(|(k, _)| k)
+        .find(|&k| {
+            let word = text[..k].rsplit(' ').next().unwrap_or("");
+            text[k + 2..].starts_with(|c: char| c.is_uppercase()) && word.chars().count() > 1 && !word.contains('.')
+        })
+        .map_or(text.len(), |k| k + 1);
     text[..end].trim().replace('\n', " ")
 }
 
