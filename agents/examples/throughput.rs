@@ -215,7 +215,7 @@ fn agents_digest(ds: &Dataset, params: &DetectionParams) {
             println!("agents digest: {id} failed");
             continue;
         };
-        lines.extend(out.anomalies.iter().map(|a| (*id, serde_json::to_string(a).unwrap_or_default())));
+        lines.extend(out.anomalies.iter().map(|a| (*id, serde_json::to_string(&**a).unwrap_or_default())));
         words.write(id.as_bytes());
         words.write(serde_json::to_string(&(&out.insights, &out.recommendations)).unwrap_or_default().as_bytes());
     }

@@ -104,3 +104,8 @@ pub fn recall(data: &DemoData, anomalies: &[Anomaly], detector: &str) -> (f64, u
     let n = planted.len();
     (if n == 0 { 1.0 } else { (n - missed.len()) as f64 / n as f64 }, n, missed)
 }
+
+/// Findings as agents hold them (shared).
+pub fn shared(anomalies: Vec<Anomaly>) -> Vec<std::sync::Arc<Anomaly>> {
+    anomalies.into_iter().map(std::sync::Arc::new).collect()
+}

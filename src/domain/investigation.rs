@@ -241,7 +241,7 @@ impl Provenance {
 pub struct Results {
     /// Anomalies, most severe first; shared (`Arc`), so results built from outputs already
     /// held (the analysis cache) and the views built from results do not copy them.
-    #[serde(with = "shared_vec")]
+    #[serde(with = "vigia_agents::model::report::shared_vec")]
     pub anomalies: Vec<std::sync::Arc<Anomaly>>,
     /// Summary and risk score.
     pub summary: Summary,
@@ -347,23 +347,5 @@ impl Investigation {
             }
             _ => 0.0,
         }
-    }
-}
-
-/// Serde for a `Vec<Arc<T>>` as the plain sequence of `T` (serde's own `Arc` support needs a
-/// feature flag that would rebuild every dependency).
-pub mod shared_vec {
-    use std::sync::Arc;
-
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    /// Serialises the values the `Arc`s point to.
-    pub fn serialize<T: Serialize, S: Serializer>(v: &[Arc<T>], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter().map(|a| &**a))
-    }
-
-    /// Reads a sequence of `T`, each into its own `Arc`.
-    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Vec<Arc<T>>, D::Error> {
-        Ok(Vec::<T>::deserialize(d)?.into_iter().map(Arc::new).collect())
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use vigia_agents::{AgentId, AgentOutput, Anomaly, Dataset, DetectionParams};
+use vigia_agents::{AgentId, AgentOutput, Dataset, DetectionParams};
 
 use crate::domain::bounded::BoundedCache;
 
@@ -53,27 +53,11 @@ impl Fingerprint {
     }
 }
 
-/// An agent's output with its anomalies shared: an investigation takes an output held here
-/// into its results without copying a finding.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SharedOutput {
-    /// The output's anomalies.
-    pub anomalies: Vec<Arc<Anomaly>>,
-    /// The rest of the output (its own `anomalies` empty).
-    pub rest: AgentOutput,
-}
-
-impl From<AgentOutput> for SharedOutput {
-    fn from(mut rest: AgentOutput) -> Self {
-        let anomalies = std::mem::take(&mut rest.anomalies).into_iter().map(Arc::new).collect();
-        SharedOutput { anomalies, rest }
-    }
-}
-
-/// Recent agent outputs, weighed by their anomalies.
+/// Recent agent outputs, weighed by their anomalies (shared with the runs that use them: an
+/// investigation takes an output held here into its results without copying a finding).
 pub(crate) struct AnalysisCache {
     ttl: Duration,
-    kept: Mutex<BoundedCache<Arc<SharedOutput>>>,
+    kept: Mutex<BoundedCache<Arc<AgentOutput>>>,
 }
 
 impl AnalysisCache {
@@ -87,12 +71,12 @@ impl AnalysisCache {
         format!("{}|{}|{}", hex::encode(data.0), agent.as_str(), params.cache_key())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<SharedOutput>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<AgentOutput>>> {
         self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The output `agent` gave over the same data and parameters within the time to live.
-    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<SharedOutput>> {
+    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<AgentOutput>> {
         if self.ttl.is_zero() {
             return None;
         }
@@ -105,7 +89,7 @@ impl AnalysisCache {
     /// Keeps `out`, the output of `agent` over the data and parameters, dropping the oldest
     /// and the expired outputs beyond the bounds; an output over a tenth of the anomaly bound
     /// is not kept.
-    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &SharedOutput) {
+    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &AgentOutput) {
         if self.ttl.is_zero() || out.anomalies.len() > ANOMALIES / 10 {
             return;
         }

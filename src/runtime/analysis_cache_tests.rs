@@ -8,16 +8,16 @@ fn data(seed: u64) -> Dataset {
 }
 
 /// An output of `anomalies` findings (real ones, repeated as needed).
-fn output(anomalies: usize) -> SharedOutput {
-    static FOUND: std::sync::OnceLock<Vec<vigia_agents::Anomaly>> = std::sync::OnceLock::new();
+fn output(anomalies: usize) -> AgentOutput {
+    static FOUND: std::sync::OnceLock<Vec<Arc<vigia_agents::Anomaly>>> = std::sync::OnceLock::new();
     let found = FOUND.get_or_init(|| {
         let ds = generate(&DemoSpec { seed: 1, contracts: 1_000, ..DemoSpec::default() }).dataset;
         vigia_agents::engine::analyse(&ds, &DetectionParams::default(), &vigia_agents::CancelFlag::new())
-            .map(|(a, _)| a)
+            .map(|(a, _)| a.into_iter().map(Arc::new).collect())
             .unwrap_or_default()
     });
     assert!(!found.is_empty(), "the demo data has findings");
-    AgentOutput { anomalies: found.iter().cycle().take(anomalies).cloned().collect(), ..AgentOutput::default() }.into()
+    AgentOutput { anomalies: found.iter().cycle().take(anomalies).cloned().collect(), ..AgentOutput::default() }
 }
 
 #[test]

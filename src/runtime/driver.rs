@@ -15,7 +15,7 @@ use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
 use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
 
-use super::analysis_cache::{AnalysisCache, Fingerprint, SharedOutput};
+use super::analysis_cache::{AnalysisCache, Fingerprint};
 use super::direct::run_job;
 use super::emitter::Emitter;
 use super::events::EventHub;
@@ -263,7 +263,7 @@ async fn analyse(
         let (analyses, params) = (deps.analyses.clone(), params.clone());
         pending.push(
             async move {
-                let out = run_job(&pool, &calls, agent, job, timeout).await.map(SharedOutput::from);
+                let out = run_job(&pool, &calls, agent, job, timeout).await;
                 if let (Ok(out), Some(d)) = (&out, data) {
                     analyses.put(d, agent, &params, out);
                 }
@@ -302,10 +302,10 @@ async fn analyse(
                 for (agent, r) in ready {
                     running -= 1;
                     match r {
-                        Ok(SharedOutput { anomalies: found, rest: out }) => {
+                        Ok(mut out) => {
                             // The anomalies (shared, not copied) go into the results; the
                             // output keeps its insights and recommendations.
-                            for a in found {
+                            for a in std::mem::take(&mut out.anomalies) {
                                 if emitted.insert(a.id.clone()) {
                                     events.extend(em.anomaly_event(&a, &index));
                                     anomalies.push(a);

@@ -56,8 +56,11 @@ pub struct AgentAnswer {
     pub cache_hit: bool,
     /// Wall time of the analysis, milliseconds (of the original call on a cache hit).
     pub execution_time_ms: u64,
-    /// The most severe findings (at most 50): AnomalyResult objects.
-    pub anomalies: Vec<Anomaly>,
+    /// The most severe findings (at most 50): AnomalyResult objects (shared with the output
+    /// and the answer cache).
+    #[serde(serialize_with = "vigia_agents::model::report::shared_vec::serialize")]
+    #[schema(value_type = Vec<Anomaly>)]
+    pub anomalies: Vec<Arc<Anomaly>>,
     /// The agent's insights (`{agent, insight, confidence, supporting_evidence}`).
     pub insights: Vec<Insight>,
     /// What to do next.
@@ -80,7 +83,7 @@ impl AgentAnswer {
             .or_else(|| mean(out.insights.iter().map(|i| i.confidence)))
             .unwrap_or(0.0);
         let mut anomalies = out.anomalies;
-        anomalies.sort_by(vigia_agents::engine::order);
+        vigia_agents::engine::sort(&mut anomalies);
         let found = anomalies.len();
         anomalies.truncate(LISTED);
         AgentAnswer {

@@ -139,9 +139,9 @@ impl AgentService {
             execute(self.clone(), plan.clone(), dataset.clone(), params, Some(query.clone()), provenance.clone())
                 .collect()
                 .await;
-        let mut anomalies: Vec<vigia_agents::Anomaly> =
+        let mut anomalies: Vec<Arc<vigia_agents::Anomaly>> =
             steps.iter().filter_map(|s| s.result.as_ref()).flat_map(|r| r.anomalies.iter().cloned()).collect();
-        anomalies.sort_by(vigia_agents::engine::order);
+        vigia_agents::engine::sort(&mut anomalies);
         anomalies.dedup_by(|a, b| a.id == b.id);
         let facts = vigia_agents::conversation::AnswerFacts::from_findings(
             route.intent,

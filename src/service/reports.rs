@@ -67,7 +67,7 @@ pub fn input_of(inv: &Investigation) -> Result<ReportInput> {
             period: f.date_range.as_ref().map(|r| (r.start, r.end)),
             gaps: Vec::new(),
         },
-        anomalies: results.anomalies.iter().map(|a| (**a).clone()).collect(),
+        anomalies: results.anomalies.clone(),
         insights: results.insights.clone(),
         recommendations: results.recommendations.clone(),
         params: inv.params.clone(),

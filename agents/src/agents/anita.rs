@@ -4,6 +4,7 @@
 //! each organ's top suppliers).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::Datelike;
 
@@ -16,8 +17,8 @@ use crate::agents::narrative_detectors as more;
 use crate::agents::roster::AgentId;
 use crate::detect::common::FxBuild;
 use crate::detect::context::AnalysisContext;
-use crate::detect::coverage::snapshot_of;
 use crate::detect::engine;
+use crate::detect::shared::Shared;
 use crate::detect::{
     pattern::benford, pattern::concentration, pattern::outliers, pattern::round_values, pattern::short_contract,
     temporal::end_of_year, temporal::regime, temporal::spikes,
@@ -62,7 +63,8 @@ impl Agent for Anita {
         if let Some(i) = monthly_trend(ctx.dataset, &anomalies) {
             found.push(i);
         }
-        if let Some(snap) = snapshot_of(ctx.dataset, ctx.cancel)? {
+        // The coverage the temporal detectors read (from the findings cache of the run).
+        if let Some(snap) = &Shared::with_cache(ctx.dataset, ctx.findings).coverage(ctx.cancel)?.snapshot {
             found.push(insight(AgentId::Anita, snap.reason(), 0.9, &[]));
         }
         ctx.cancel.check()?;
@@ -75,7 +77,7 @@ impl Agent for Anita {
 }
 
 /// The month with the most value, against its year.
-fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
+fn monthly_trend(ds: &Dataset, anomalies: &[Arc<Anomaly>]) -> Option<Insight> {
     // Hashed by month and year (the maximum below is keyed fully, so no order is needed).
     let mut months: HashMap<(i32, u32), f64, FxBuild> = HashMap::default();
     let mut years: HashMap<i32, f64, FxBuild> = HashMap::default();
@@ -103,7 +105,7 @@ fn monthly_trend(ds: &Dataset, anomalies: &[Anomaly]) -> Option<Insight> {
 }
 
 /// For each organ (largest first, at most five), the share of its three largest suppliers.
-fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<String>) {
+fn top_suppliers(ds: &Dataset, anomalies: &[Arc<Anomaly>]) -> (Vec<Insight>, Vec<String>) {
     // Hashed per organ and per (organ, supplier): the rankings below are keyed fully (value,
     // then code or document), so no map order is needed; each sum runs in dataset order.
     let mut organs: HashMap<&str, (&str, f64), FxBuild> = HashMap::default();
@@ -143,6 +145,7 @@ fn top_suppliers(ds: &Dataset, anomalies: &[Anomaly]) -> (Vec<Insight>, Vec<Stri
             .iter()
             .filter(|a| a.detector() == concentration::NAME)
             .filter(|a| a.technical_details.get("organ").and_then(|v| v.as_str()) == Some(code))
+            .map(|a| &**a)
             .collect();
         let label = if name.is_empty() { code.to_string() } else { format!("{name} ({code})") };
         insights.push(insight(

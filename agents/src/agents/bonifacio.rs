@@ -5,6 +5,7 @@
 //! findings into insights per rule and concrete requests to the organs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -118,7 +119,7 @@ fn recommendation(a: &Anomaly) -> String {
 }
 
 /// One insight per rule with findings, and one for split purchases.
-fn insights(anomalies: &[Anomaly], contracts: usize) -> Vec<Insight> {
+fn insights(anomalies: &[Arc<Anomaly>], contracts: usize) -> Vec<Insight> {
     let mut per_rule: BTreeMap<&str, Vec<&Anomaly>> = BTreeMap::new();
     for a in by_detector(anomalies, compliance_rules::NAME) {
         per_rule.entry(text(a, "rule")).or_default().push(a);
@@ -203,7 +204,7 @@ fn missing_basis_note(contracts: &[crate::model::contract::Contract]) -> Option<
 }
 
 /// Up to three requests per rule, most severe first.
-fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
+fn recommendations(anomalies: &[Arc<Anomaly>]) -> Vec<String> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
     for a in anomalies {

@@ -11,9 +11,9 @@ use crate::cancel::AnalysisError;
 use crate::agents::narrative_detectors as more;
 use crate::agents::roster::AgentId;
 use crate::detect::context::AnalysisContext;
-use crate::detect::coverage::{Coverage, snapshot};
 use crate::detect::engine;
-use crate::detect::series::{Grid, OrganMonths, month_label, organ_months};
+use crate::detect::series::month_label;
+use crate::detect::shared::Shared;
 use crate::detect::temporal::forecast::{self, MIN_HISTORY, forecast, judged_span};
 use crate::model::report::{AgentOutput, Insight};
 use crate::text::{format_brl, format_pct};
@@ -55,21 +55,18 @@ pub struct OrganForecast {
 
 /// Forecasts the month after the data for the largest organs with enough history.
 pub fn forecasts(ctx: &AnalysisContext<'_>) -> Result<Vec<OrganForecast>, AnalysisError> {
-    let (grid, series) = organ_months(ctx.dataset, ctx.cancel)?;
-    forecasts_over(ctx, grid, &series)
+    forecasts_over(ctx, &Shared::with_cache(ctx.dataset, ctx.findings))
 }
 
-/// [`forecasts`] over the organs' monthly series already built.
-fn forecasts_over(
-    ctx: &AnalysisContext<'_>,
-    grid: Grid,
-    series: &[OrganMonths<'_>],
-) -> Result<Vec<OrganForecast>, AnalysisError> {
-    let coverage = Coverage::of(ctx.dataset, &grid, series);
-    let mut ranked: Vec<_> = series.iter().filter_map(|s| judged_span(&coverage, s).map(|sp| (s, sp))).collect();
+/// [`forecasts`] over the organs' monthly series and coverage the detectors share (built once
+/// per analysis, or read from the findings cache of the run).
+fn forecasts_over(ctx: &AnalysisContext<'_>, sh: &Shared<'_>) -> Result<Vec<OrganForecast>, AnalysisError> {
+    let (grid, series) = sh.organ_months(ctx.cancel)?;
+    let (grid, coverage) = (*grid, sh.coverage(ctx.cancel)?);
+    let mut ranked: Vec<_> = series.iter().filter_map(|s| judged_span(coverage, s).map(|sp| (s, sp))).collect();
     ranked.sort_by(|(a, _), (b, _)| {
         let (ta, tb) = (a.values.iter().sum::<f64>(), b.values.iter().sum::<f64>());
-        tb.total_cmp(&ta).then(a.organ.cmp(b.organ))
+        tb.total_cmp(&ta).then(a.organ.cmp(&b.organ))
     });
     let mut out = Vec::new();
     for (s, sp) in ranked.into_iter().take(TOP_ORGANS) {
@@ -127,12 +124,12 @@ impl Agent for Ceuci {
         let mut anomalies = engine::detect_for(ctx, &[forecast::NAME])?;
         engine::sort(&mut anomalies);
         (ctx.progress)(0.5);
-        // The monthly series once, for the forecasts and the snapshot test.
-        let (grid, series) = organ_months(ctx.dataset, ctx.cancel)?;
-        let f = forecasts_over(ctx, grid, &series)?;
+        // The monthly series and coverage once, for the forecasts and the snapshot test.
+        let sh = Shared::with_cache(ctx.dataset, ctx.findings);
+        let f = forecasts_over(ctx, &sh)?;
         let mut found = more::insights(AgentId::Ceuci, &anomalies);
         found.extend(forecast_insights(&f));
-        if let Some(snap) = snapshot(ctx.dataset, &grid, &series) {
+        if let Some(snap) = &sh.coverage(ctx.cancel)?.snapshot {
             found.push(insight(AgentId::Ceuci, snap.reason(), 0.9, &[]));
         }
         let mut recs = more::recommendations(&anomalies);

@@ -4,6 +4,7 @@
 //! how specific they are, read from the texts themselves.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -89,7 +90,7 @@ fn top(map: &BTreeMap<String, usize>, k: usize) -> Vec<String> {
 }
 
 /// Insights on the brands required and on what the texts name.
-fn text_insights(anomalies: &[Anomaly], c: &TextCensus) -> Vec<Insight> {
+fn text_insights(anomalies: &[Arc<Anomaly>], c: &TextCensus) -> Vec<Insight> {
     let mut out = Vec::new();
     let brand = by_detector(anomalies, BRAND);
     if !brand.is_empty() {

@@ -3,6 +3,7 @@
 //! suppliers and contracts.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -20,8 +21,8 @@ const MAX_EVIDENCE: usize = 20;
 const MAX_RECOMMENDATIONS: usize = 3;
 
 /// The anomalies found by one detector, in the order given.
-pub fn by_detector<'a>(anomalies: &'a [Anomaly], detector: &str) -> Vec<&'a Anomaly> {
-    anomalies.iter().filter(|a| a.detector() == detector).collect()
+pub fn by_detector<'a>(anomalies: &'a [Arc<Anomaly>], detector: &str) -> Vec<&'a Anomaly> {
+    anomalies.iter().filter(|a| a.detector() == detector).map(|a| &**a).collect()
 }
 
 fn num(a: &Anomaly, key: &str) -> f64 {
@@ -55,7 +56,7 @@ pub fn nothing_found(agent: AgentId, what: &str, confidence_threshold: f64, scop
 }
 
 /// One insight per detector with findings, for the given agent.
-pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
+pub fn insights(agent: AgentId, anomalies: &[Arc<Anomaly>]) -> Vec<Insight> {
     let mut out = Vec::new();
     let found = by_detector(anomalies, zscore::NAME);
     if let Some(top) = found.first() {
@@ -117,7 +118,7 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
 }
 
 /// Concrete next steps for an auditor, at most three per detector.
-pub fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
+pub fn recommendations(anomalies: &[Arc<Anomaly>]) -> Vec<String> {
     let mut out = Vec::new();
     let mut per_organ: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for a in by_detector(anomalies, zscore::NAME) {

@@ -5,6 +5,7 @@
 //! organs, suppliers and contracts.
 
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::agents::insight;
 use crate::agents::narrative::by_detector;
@@ -104,7 +105,7 @@ fn text<'a>(a: &'a Anomaly, key: &str) -> &'a str {
 }
 
 /// One insight per detector of this module with findings, most serious finding first.
-pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
+pub fn insights(agent: AgentId, anomalies: &[Arc<Anomaly>]) -> Vec<Insight> {
     let mut out = Vec::new();
     for w in WORDINGS {
         let found = by_detector(anomalies, w.detector);
@@ -125,7 +126,7 @@ pub fn insights(agent: AgentId, anomalies: &[Anomaly]) -> Vec<Insight> {
 }
 
 /// Concrete next steps for an auditor, at most three per detector of this module.
-pub fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
+pub fn recommendations(anomalies: &[Arc<Anomaly>]) -> Vec<String> {
     let mut out = Vec::new();
     for a in by_detector(anomalies, round_values::NAME).into_iter().take(MAX_RECOMMENDATIONS) {
         out.push(format!(
@@ -202,8 +203,9 @@ mod tests {
     #[test]
     fn every_detector_with_findings_gets_an_insight_and_recommendations() {
         let data = generate(&DemoSpec { seed: 3, contracts: 3000, ..DemoSpec::default() });
-        let found =
-            engine::detect(&data.dataset, &DetectionParams::default(), &CancelFlag::new(), &detectors()).unwrap();
+        let found = crate::testutil::shared(
+            engine::detect(&data.dataset, &DetectionParams::default(), &CancelFlag::new(), &detectors()).unwrap(),
+        );
         let with_findings: Vec<&str> = detectors().into_iter().filter(|d| !by_detector(&found, d).is_empty()).collect();
         assert!(with_findings.len() >= 4, "{with_findings:?}");
         let ins = insights(AgentId::Anita, &found);

@@ -10,6 +10,7 @@
 //! primarily about.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -126,7 +127,7 @@ struct Flags<'a> {
 /// The index of each contract the anomalies are primarily about (the last one with that id, as
 /// a map of every contract would keep): one pass over the contracts against the few ids wanted,
 /// instead of a map of every contract.
-fn contracts_named<'a>(ds: &Dataset, anomalies: &'a [Anomaly]) -> HashMap<&'a str, usize, FxBuild> {
+fn contracts_named<'a>(ds: &Dataset, anomalies: &'a [Arc<Anomaly>]) -> HashMap<&'a str, usize, FxBuild> {
     let mut wanted: HashMap<&str, Option<usize>, FxBuild> = anomalies
         .iter()
         .map(|a| &a.affected_entities.primary)
@@ -144,7 +145,7 @@ fn contracts_named<'a>(ds: &Dataset, anomalies: &'a [Anomaly]) -> HashMap<&'a st
 }
 
 /// The ranking: entities flagged by at least `min_detectors` detectors, riskiest first.
-pub fn risk_ranking(ds: &Dataset, anomalies: &[Anomaly], min_detectors: usize) -> Vec<EntityRisk> {
+pub fn risk_ranking(ds: &Dataset, anomalies: &[Arc<Anomaly>], min_detectors: usize) -> Vec<EntityRisk> {
     let contracts = contracts_named(ds, anomalies);
     let mut by_entity: BTreeMap<(&'static str, &str), Flags<'_>> = BTreeMap::new();
     for a in anomalies {
@@ -212,7 +213,7 @@ impl Agent for Obaluaie {
         let ranking = risk_ranking(ctx.dataset, &all, flags_needed(ctx.params.sensitivity));
         let reported: HashSet<&str, FxBuild> =
             ranking.iter().flat_map(|e| e.anomalies.iter().map(String::as_str)).collect();
-        let by_id: HashMap<&str, &Anomaly, FxBuild> = all.iter().map(|a| (a.id.as_str(), a)).collect();
+        let by_id: HashMap<&str, &Anomaly, FxBuild> = all.iter().map(|a| (a.id.as_str(), &**a)).collect();
         let mut insights = Vec::new();
         let mut recommendations = Vec::new();
         if ranking.is_empty() {
@@ -272,7 +273,7 @@ impl Agent for Obaluaie {
                 }
             }
         }
-        let mut anomalies: Vec<Anomaly> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
+        let mut anomalies: Vec<Arc<Anomaly>> = all.into_iter().filter(|a| reported.contains(a.id.as_str())).collect();
         engine::sort(&mut anomalies);
         (ctx.progress)(1.0);
         Ok(AgentOutput { anomalies, insights, recommendations, artifacts: Vec::new() })
@@ -293,7 +294,7 @@ mod tests {
         let params = DetectionParams::default();
         let cancel = CancelFlag::new();
         let out = Obaluaie::new().analyse(&AnalysisContext::new(&data.dataset, &params, &cancel)).unwrap();
-        let all = engine::detect(&data.dataset, &params, &cancel, &[]).unwrap();
+        let all = crate::testutil::shared(engine::detect(&data.dataset, &params, &cancel, &[]).unwrap());
         let ranking = risk_ranking(&data.dataset, &all, 2);
         assert!(!ranking.is_empty());
         assert!(ranking.iter().all(|e| e.detectors.len() >= 2 && (0.0..=100.0).contains(&e.risk)));

@@ -4,6 +4,7 @@
 //! of that name is registered. Everything runs through the engine, by detector name.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -71,7 +72,7 @@ fn firms(found: &[&Anomaly]) -> usize {
         .len()
 }
 
-fn insights(anomalies: &[Anomaly]) -> Vec<Insight> {
+fn insights(anomalies: &[Arc<Anomaly>]) -> Vec<Insight> {
     let mut out = Vec::new();
     let rig = by_detector(anomalies, bid_rigging::NAME);
     let (screened, sets): (Vec<&Anomaly>, Vec<&Anomaly>) = rig.iter().partition(|a| text(a, "rule") == "bid_screens");
@@ -233,7 +234,7 @@ fn buyer(a: &Anomaly) -> String {
     }
 }
 
-fn recommendations(anomalies: &[Anomaly]) -> Vec<String> {
+fn recommendations(anomalies: &[Arc<Anomaly>]) -> Vec<String> {
     let mut out = Vec::new();
     for name in detectors() {
         out.extend(by_detector(anomalies, name).into_iter().take(PER_DETECTOR).map(recommendation));

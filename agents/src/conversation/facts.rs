@@ -2,6 +2,7 @@
 //! session remembers between turns ([`SessionMemory`]), and building both from engine results
 //! and a dataset, so every figure drummond writes comes from here.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -106,14 +107,14 @@ impl AnswerFacts {
         demo: bool,
         investigation_id: Option<String>,
         dataset: &Dataset,
-        anomalies: &[Anomaly],
+        anomalies: &[impl Borrow<Anomaly>],
     ) -> AnswerFacts {
         let mut facts = AnswerFacts::empty(intent, entities, demo);
         facts.investigation_id = investigation_id;
         facts.records_analysed = dataset.len();
         facts.top_suppliers = top_suppliers(dataset, 3);
         for a in anomalies {
-            facts.push(a);
+            facts.push(a.borrow());
         }
         facts
     }

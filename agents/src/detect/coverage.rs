@@ -60,7 +60,7 @@ pub struct Coverage {
 
 impl Coverage {
     /// Reads the coverage of a dataset from its shared monthly grid and its dates. Linear.
-    pub fn of(ds: &Dataset, grid: &Grid, series: &[OrganMonths<'_>]) -> Self {
+    pub fn of(ds: &Dataset, grid: &Grid, series: &[OrganMonths]) -> Self {
         // The first and last signing dates on the grid, in one pass.
         let (first, last) = ds
             .contracts
@@ -81,7 +81,7 @@ impl Coverage {
 
     /// The span of an organ's series that may be judged ([`Span`]), `None` when the dataset is
     /// one publication month or the organ never becomes regular.
-    pub fn span(&self, s: &OrganMonths<'_>) -> Option<Span> {
+    pub fn span(&self, s: &OrganMonths) -> Option<Span> {
         if self.snapshot.is_some() {
             return None;
         }
@@ -118,7 +118,7 @@ impl Snapshot {
 
 /// Whether the dataset is one publication month (see the module's notes), from the monthly
 /// counts of the shared grid and the publication dates. Linear.
-pub fn snapshot(ds: &Dataset, grid: &Grid, series: &[OrganMonths<'_>]) -> Option<Snapshot> {
+pub fn snapshot(ds: &Dataset, grid: &Grid, series: &[OrganMonths]) -> Option<Snapshot> {
     let mut per_month = vec![0u64; grid.len];
     for s in series {
         for (m, c) in s.counts.iter().enumerate() {
@@ -138,16 +138,6 @@ pub fn snapshot(ds: &Dataset, grid: &Grid, series: &[OrganMonths<'_>]) -> Option
         }
     }
     publication_month(ds)
-}
-
-/// The dataset's [`Snapshot`], when it is one publication month (for the agents' insights;
-/// the detectors read it from their shared grid through [`Coverage::of`]). Linear.
-pub fn snapshot_of(
-    ds: &Dataset,
-    cancel: &crate::cancel::CancelFlag,
-) -> Result<Option<Snapshot>, crate::cancel::AnalysisError> {
-    let (grid, series) = super::series::organ_months(ds, cancel)?;
-    Ok(snapshot(ds, &grid, &series))
 }
 
 /// The month holding at least [`SNAPSHOT_SHARE`] of the (plausible) publication dates, when at
@@ -206,7 +196,7 @@ impl Span {
 
 /// The span of an organ's series within months `from..end` ([`Span`]), `None` when it never
 /// becomes regular there.
-fn span_within(s: &OrganMonths<'_>, from: usize, end: usize) -> Option<Span> {
+fn span_within(s: &OrganMonths, from: usize, end: usize) -> Option<Span> {
     let counts = &s.counts;
     let window = |m: usize| &counts[m..(m + 12).min(end)];
     // The usual year of the organ: the median contracts of its full 12-month windows over its
@@ -229,7 +219,7 @@ fn span_within(s: &OrganMonths<'_>, from: usize, end: usize) -> Option<Span> {
 }
 
 /// Mean contracts per month over a span.
-pub fn mean_count(s: &OrganMonths<'_>, sp: Span) -> f64 {
+pub fn mean_count(s: &OrganMonths, sp: Span) -> f64 {
     s.counts[sp.start..sp.end].iter().map(|c| f64::from(*c)).sum::<f64>() / sp.len().max(1) as f64
 }
 

@@ -2,8 +2,9 @@
 //! agents, the HTTP API). Runs the named detectors, keeps the anomaly types asked for, drops
 //! findings below the confidence threshold and orders the rest.
 
+use std::borrow::Borrow;
 use std::cmp::Ordering;
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crate::cancel::{AnalysisError, CancelFlag};
 
@@ -19,8 +20,9 @@ use crate::model::report::Summary;
 const PARALLEL_FROM: usize = 20_000;
 
 /// Runs the named detectors one at a time for an agent, reporting progress after each and
-/// checking cancellation between them; returns their anomalies sorted by [`order`].
-pub fn detect_each(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+/// checking cancellation between them; returns their anomalies sorted by [`order`], shared
+/// with the context's [`FindingsCache`] (no finding is copied).
+pub fn detect_each(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Arc<Anomaly>>, AnalysisError> {
     let batches: Vec<&[&str]> = names.iter().map(std::slice::from_ref).collect();
     detect_batches(ctx, &batches, 1.0)
 }
@@ -34,7 +36,7 @@ pub fn detect_batches(
     ctx: &AnalysisContext<'_>,
     batches: &[&[&str]],
     upto: f32,
-) -> Result<Vec<Anomaly>, AnalysisError> {
+) -> Result<Vec<Arc<Anomaly>>, AnalysisError> {
     (ctx.progress)(0.0);
     let shared = detect::shared::Shared::with_cache(ctx.dataset, ctx.findings);
     let mut anomalies = Vec::new();
@@ -49,7 +51,7 @@ pub fn detect_batches(
 
 /// [`detect`] for an agent: the named detectors (every one when `names` is empty) in
 /// parallel, each detector's findings shared through the context's [`FindingsCache`].
-pub fn detect_for(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Anomaly>, AnalysisError> {
+pub fn detect_for(ctx: &AnalysisContext<'_>, names: &[&str]) -> Result<Vec<Arc<Anomaly>>, AnalysisError> {
     run(&detect::shared::Shared::with_cache(ctx.dataset, ctx.findings), ctx.params, ctx.cancel, names, ctx.findings)
 }
 
@@ -63,7 +65,9 @@ pub fn detect(
     detectors: &[&str],
 ) -> Result<Vec<Anomaly>, AnalysisError> {
     // Facts several detectors need (categories, monthly series) are computed once, on first use.
-    run(&detect::shared::Shared::new(ds), p, cancel, detectors, None)
+    let found = run(&detect::shared::Shared::new(ds), p, cancel, detectors, None)?;
+    // Without a cache nothing else holds them: each `Arc` is unwrapped, not copied.
+    Ok(found.into_iter().map(|a| Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone())).collect())
 }
 
 /// [`detect`] over facts already shared, each detector's findings read from `cache` when given
@@ -74,7 +78,7 @@ fn run(
     cancel: &CancelFlag,
     detectors: &[&str],
     cache: Option<&FindingsCache>,
-) -> Result<Vec<Anomaly>, AnalysisError> {
+) -> Result<Vec<Arc<Anomaly>>, AnalysisError> {
     let chosen: Vec<Box<dyn Detector>> = if detectors.is_empty() {
         detect::all()
     } else {
@@ -85,12 +89,17 @@ fn run(
     };
     let chosen: Vec<Box<dyn Detector>> = chosen.into_iter().filter(|d| p.wants(d.kind())).collect();
     cancel.check()?;
-    let one = |d: &dyn Detector| -> Result<Vec<Anomaly>, AnalysisError> {
+    let one = |d: &dyn Detector| -> Result<Vec<Arc<Anomaly>>, AnalysisError> {
         let compute = || {
             let found = SLOTS.run(|| d.run_shared(shared, p, cancel))?;
-            Ok(found.into_iter().filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold).collect())
+            Ok(found
+                .into_iter()
+                .filter(|a| p.wants(a.kind) && a.confidence >= p.confidence_threshold)
+                .map(Arc::new)
+                .collect())
         };
         match cache {
+            // The findings stay in the cache; each agent holds its own references to them.
             Some(c) => c.get_or_compute(d.name(), p, compute).map(|found| found.as_ref().clone()),
             None => compute(),
         }
@@ -148,15 +157,15 @@ impl Slots {
 /// on two cores buys no time and adds their peaks together).
 fn on_workers(
     chosen: &[Box<dyn Detector>],
-    one: impl Fn(&dyn Detector) -> Result<Vec<Anomaly>, AnalysisError> + Sync,
-) -> Vec<Result<Vec<Anomaly>, AnalysisError>> {
+    one: impl Fn(&dyn Detector) -> Result<Vec<Arc<Anomaly>>, AnalysisError> + Sync,
+) -> Vec<Result<Vec<Arc<Anomaly>>, AnalysisError>> {
     let workers = detect::common::cores().clamp(1, chosen.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     // The slowest detectors first, so none of them runs alone at the end.
     let mut queue: Vec<usize> = (0..chosen.len()).collect();
     queue.sort_by_key(|&k| !chosen[k].slow());
     let queue = &queue;
-    let mut results: Vec<Option<Result<Vec<Anomaly>, AnalysisError>>> = chosen.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Result<Vec<Arc<Anomaly>>, AnalysisError>>> = chosen.iter().map(|_| None).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
@@ -193,27 +202,28 @@ pub fn order(a: &Anomaly, b: &Anomaly) -> Ordering {
 /// Sorts anomalies by [`order`], reading each one's severity and money at stake once (a
 /// comparison by [`order`] looks the money up in the technical details twice): the same order,
 /// ties included (the sort is stable and the ids break the remaining ties as [`order`] does).
-pub fn sort(anomalies: &mut Vec<Anomaly>) {
+/// Sorts owned anomalies or shared ones alike.
+pub fn sort<A: Borrow<Anomaly>>(anomalies: &mut Vec<A>) {
     if anomalies.len() < 2 {
         return;
     }
     let mut keyed: Vec<(crate::model::anomaly::Severity, f64, usize)> =
-        anomalies.iter().enumerate().map(|(k, a)| (a.severity, a.value_at_stake(), k)).collect();
+        anomalies.iter().enumerate().map(|(k, a)| (a.borrow().severity, a.borrow().value_at_stake(), k)).collect();
     if keyed.windows(2).all(|w| key_order(&w[0], &w[1], anomalies) != Ordering::Greater) {
         return;
     }
     keyed.sort_by(|a, b| key_order(a, b, anomalies));
-    let mut slots: Vec<Option<Anomaly>> = anomalies.drain(..).map(Some).collect();
+    let mut slots: Vec<Option<A>> = anomalies.drain(..).map(Some).collect();
     anomalies.extend(keyed.iter().filter_map(|k| slots[k.2].take()));
 }
 
 /// [`order`] over the keys [`sort`] read once.
-fn key_order(
+fn key_order<A: Borrow<Anomaly>>(
     a: &(crate::model::anomaly::Severity, f64, usize),
     b: &(crate::model::anomaly::Severity, f64, usize),
-    all: &[Anomaly],
+    all: &[A],
 ) -> Ordering {
-    b.0.cmp(&a.0).then_with(|| b.1.total_cmp(&a.1)).then_with(|| all[a.2].id.cmp(&all[b.2].id))
+    b.0.cmp(&a.0).then_with(|| b.1.total_cmp(&a.1)).then_with(|| all[a.2].borrow().id.cmp(&all[b.2].borrow().id))
 }
 
 /// Every detector over the dataset, with the spec's summary: what `vigia detect` prints.

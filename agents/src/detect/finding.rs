@@ -107,7 +107,7 @@ pub struct OrganSubject {
 }
 
 /// The subject of a finding about the months `months` of an organ's series.
-pub fn organ_subject(ds: &Dataset, s: &OrganMonths<'_>, months: Range<usize>, max: usize) -> OrganSubject {
+pub fn organ_subject(ds: &Dataset, s: &OrganMonths, months: Range<usize>, max: usize) -> OrganSubject {
     let first = &ds.contracts[s.example];
     let idx = s.members[months].iter().flatten().map(|&i| i as usize).collect();
     let named = largest_contracts(ds, idx, max);

@@ -15,13 +15,15 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::cancel::AnalysisError;
 use crate::detect::category::Category;
+use crate::detect::coverage::Coverage;
 use crate::detect::market::Outside;
 use crate::detect::peer_groups::ObjectGroups;
-use crate::detect::shared::TextScan;
+use crate::detect::series::{Grid, OrganMonths};
+use crate::detect::shared::{Interned, OrganYear, TextScan};
 use crate::model::anomaly::Anomaly;
 use crate::model::params::DetectionParams;
 
-type Slot = Arc<Mutex<Option<Arc<Vec<Anomaly>>>>>;
+type Slot = Arc<Mutex<Option<Arc<Vec<Arc<Anomaly>>>>>>;
 
 /// Each detector's findings over one dataset, keyed by detector and parameters, and the
 /// per-contract facts the detectors share ([`crate::detect::shared::Shared`] reads them here
@@ -37,6 +39,14 @@ pub struct FindingsCache {
     pub(crate) outside: OnceLock<Vec<Option<Outside>>>,
     /// The peer groups learned from the object texts (the costliest shared fact).
     pub(crate) object_groups: OnceLock<ObjectGroups>,
+    /// Dense ids of the supplier documents and of the organ codes.
+    pub(crate) suppliers: OnceLock<Interned>,
+    pub(crate) organs: OnceLock<Interned>,
+    /// Contracts grouped by organ and signing year.
+    pub(crate) organ_years: OnceLock<Vec<OrganYear>>,
+    /// Every organ's monthly series, and what the dates say about the span covered.
+    pub(crate) months: OnceLock<(Grid, Vec<OrganMonths>)>,
+    pub(crate) coverage: OnceLock<Coverage>,
 }
 
 impl FindingsCache {
@@ -51,8 +61,8 @@ impl FindingsCache {
         &self,
         name: &str,
         params: &DetectionParams,
-        compute: impl FnOnce() -> Result<Vec<Anomaly>, AnalysisError>,
-    ) -> Result<Arc<Vec<Anomaly>>, AnalysisError> {
+        compute: impl FnOnce() -> Result<Vec<Arc<Anomaly>>, AnalysisError>,
+    ) -> Result<Arc<Vec<Arc<Anomaly>>>, AnalysisError> {
         let key = format!("{name}|{}", params.cache_key());
         let slot = self.slots.lock().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().clone();
         let mut entry = slot.lock().unwrap_or_else(PoisonError::into_inner);

@@ -3,6 +3,7 @@
 //! the spike, regime-change and forecast detectors. Built in one pass: linear in the
 //! contracts plus organs x months.
 
+use arcstr::ArcStr;
 use std::collections::HashMap;
 
 use chrono::{Datelike, NaiveDate};
@@ -37,9 +38,9 @@ pub fn month_label(key: i32) -> String {
 
 /// One organ's monthly series.
 #[derive(Debug, Clone)]
-pub struct OrganMonths<'a> {
-    /// SIAFI code.
-    pub organ: &'a str,
+pub struct OrganMonths {
+    /// SIAFI code (shared with the contracts).
+    pub organ: ArcStr,
     /// Index of one of its contracts (for names).
     pub example: usize,
     /// Contracted value per month of the grid (zero when nothing was signed).
@@ -50,7 +51,7 @@ pub struct OrganMonths<'a> {
     pub members: Vec<Vec<u32>>,
 }
 
-impl OrganMonths<'_> {
+impl OrganMonths {
     /// `ln(value + floor)` per month, the floor being 1% of the median active month (so empty
     /// months sit well below every active one without going to minus infinity).
     pub fn logs(&self) -> Vec<f64> {
@@ -75,7 +76,7 @@ pub struct Grid {
 
 /// Every organ's monthly series, sorted by organ code. Contracts without an organ, a signing
 /// date or a positive value are left out.
-pub fn organ_months<'a>(ds: &'a Dataset, cancel: &CancelFlag) -> Result<(Grid, Vec<OrganMonths<'a>>), AnalysisError> {
+pub fn organ_months(ds: &Dataset, cancel: &CancelFlag) -> Result<(Grid, Vec<OrganMonths>), AnalysisError> {
     let cs = &ds.contracts;
     let usable = |i: usize| {
         let c = &cs[i];
@@ -93,7 +94,7 @@ pub fn organ_months<'a>(ds: &'a Dataset, cancel: &CancelFlag) -> Result<(Grid, V
     let lo = lo.max(hi - MAX_MONTHS + 1);
     let len = (hi - lo + 1) as usize;
     let mut slot: HashMap<&str, usize, FxBuild> = HashMap::default();
-    let mut out: Vec<OrganMonths<'a>> = Vec::new();
+    let mut out: Vec<OrganMonths> = Vec::new();
     for (i, c) in cs.iter().enumerate() {
         if i % 16_384 == 0 {
             cancel.check()?;
@@ -103,7 +104,7 @@ pub fn organ_months<'a>(ds: &'a Dataset, cancel: &CancelFlag) -> Result<(Grid, V
         }
         let k = *slot.entry(c.organ.code.as_str()).or_insert_with(|| {
             out.push(OrganMonths {
-                organ: c.organ.code.as_str(),
+                organ: c.organ.code.clone(),
                 example: i,
                 values: vec![0.0; len],
                 counts: vec![0; len],
@@ -117,7 +118,7 @@ pub fn organ_months<'a>(ds: &'a Dataset, cancel: &CancelFlag) -> Result<(Grid, V
         s.counts[m] += 1;
         s.members[m].push(i as u32);
     }
-    out.sort_by(|a, b| a.organ.cmp(b.organ));
+    out.sort_by(|a, b| a.organ.cmp(&b.organ));
     Ok((Grid { first: lo, len }, out))
 }
 

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use arcstr::ArcStr;
 use chrono::Datelike;
 
 use super::category::{Category, categorise};
@@ -25,18 +26,18 @@ const PARALLEL_FROM: usize = 50_000;
 
 /// Dense ids for the distinct values of one string field of the contracts.
 #[derive(Debug, Clone, Default)]
-pub struct Interned<'a> {
+pub struct Interned {
     /// Per contract, the id of its value; [`NONE`] when the field is empty.
     pub ids: Vec<u32>,
-    /// The value of each id, in order of first appearance.
-    pub names: Vec<&'a str>,
+    /// The value of each id, in order of first appearance (shared with the contracts).
+    pub names: Vec<ArcStr>,
 }
 
 /// The id of an empty field.
 pub const NONE: u32 = u32::MAX;
 
-impl<'a> Interned<'a> {
-    fn of(values: impl Iterator<Item = &'a str>) -> Self {
+impl Interned {
+    fn of<'a>(values: impl Iterator<Item = &'a ArcStr>) -> Self {
         let mut map: HashMap<&str, u32, FxBuild> = HashMap::default();
         let mut names = Vec::new();
         let ids = values
@@ -44,8 +45,8 @@ impl<'a> Interned<'a> {
                 if v.is_empty() {
                     return NONE;
                 }
-                *map.entry(v).or_insert_with(|| {
-                    names.push(v);
+                *map.entry(v.as_str()).or_insert_with(|| {
+                    names.push(v.clone());
                     (names.len() - 1) as u32
                 })
             })
@@ -123,20 +124,20 @@ pub struct Shared<'a> {
     across: Option<&'a FindingsCache>,
     categories: OnceLock<Vec<Category>>,
     texts: OnceLock<Vec<TextScan>>,
-    months: OnceLock<(Grid, Vec<OrganMonths<'a>>)>,
+    months: OnceLock<(Grid, Vec<OrganMonths>)>,
     coverage: OnceLock<Coverage>,
-    suppliers: OnceLock<Interned<'a>>,
-    organs: OnceLock<Interned<'a>>,
-    organ_years: OnceLock<Vec<OrganYear<'a>>>,
+    suppliers: OnceLock<Interned>,
+    organs: OnceLock<Interned>,
+    organ_years: OnceLock<Vec<OrganYear>>,
     object_groups: OnceLock<ObjectGroups>,
     outside: OnceLock<Vec<Option<Outside>>>,
 }
 
 /// The contracts of one organ in one signing year.
 #[derive(Debug, Clone)]
-pub struct OrganYear<'a> {
-    /// SIAFI code.
-    pub organ: &'a str,
+pub struct OrganYear {
+    /// SIAFI code (shared with the contracts).
+    pub organ: ArcStr,
     /// Signing year.
     pub year: i32,
     /// Contract indices, in dataset order.
@@ -225,13 +226,15 @@ impl<'a> Shared<'a> {
     }
 
     /// Dense ids of the supplier documents.
-    pub fn suppliers(&self) -> &Interned<'a> {
-        self.suppliers.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| c.supplier.document.as_str())))
+    pub fn suppliers(&self) -> &Interned {
+        self.slot(&self.suppliers, |c| &c.suppliers)
+            .get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.supplier.document)))
     }
 
     /// Dense ids of the organ codes.
-    pub fn organs(&self) -> &Interned<'a> {
-        self.organs.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| c.organ.code.as_str())))
+    pub fn organs(&self) -> &Interned {
+        self.slot(&self.organs, |c| &c.organs)
+            .get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.organ.code)))
     }
 
     /// Calls `f(side, id, members)` for each supplier, then each organ, with at least `min`
@@ -242,7 +245,7 @@ impl<'a> Shared<'a> {
         cancel: &CancelFlag,
         min: usize,
         keep: impl Fn(usize) -> bool,
-        mut f: impl FnMut(Side, &'a str, &[u32]),
+        mut f: impl FnMut(Side, &str, &[u32]),
     ) -> Result<(), AnalysisError> {
         let mut members: Vec<u32> = Vec::new();
         for (side, interned) in [(Side::Supplier, self.suppliers()), (Side::Organ, self.organs())] {
@@ -262,8 +265,8 @@ impl<'a> Shared<'a> {
     /// Contracts grouped by (organ code, signing year), in that order (the same groups as
     /// [`super::common::by_organ_year`]: contracts without an organ code, a signing date or a
     /// positive value are left out). Linear plus a sort of the keys.
-    pub fn organ_years(&self) -> &[OrganYear<'a>] {
-        self.organ_years.get_or_init(|| {
+    pub fn organ_years(&self) -> &[OrganYear] {
+        self.slot(&self.organ_years, |c| &c.organ_years).get_or_init(|| {
             let organs = self.organs();
             let mut keyed: Vec<(u64, u32)> = self
                 .ds
@@ -278,16 +281,16 @@ impl<'a> Shared<'a> {
                 })
                 .collect();
             keyed.sort_unstable();
-            let mut out: Vec<OrganYear<'a>> = Vec::new();
+            let mut out: Vec<OrganYear> = Vec::new();
             for (key, i) in keyed {
-                let organ = organs.names[(key >> 32) as usize];
+                let organ = &organs.names[(key >> 32) as usize];
                 let year = (key & 0xFFFF_FFFF) as u32 as i32;
                 match out.last_mut() {
-                    Some(g) if g.organ == organ && g.year == year => g.members.push(i),
-                    _ => out.push(OrganYear { organ, year, members: vec![i] }),
+                    Some(g) if g.organ == *organ && g.year == year => g.members.push(i),
+                    _ => out.push(OrganYear { organ: organ.clone(), year, members: vec![i] }),
                 }
             }
-            out.sort_by(|a, b| (a.organ, a.year).cmp(&(b.organ, b.year)));
+            out.sort_by(|a, b| (&a.organ, a.year).cmp(&(&b.organ, b.year)));
             out
         })
     }
@@ -296,15 +299,15 @@ impl<'a> Shared<'a> {
     /// grid), read by every series detector and computed once.
     pub fn coverage(&self, cancel: &CancelFlag) -> Result<&Coverage, AnalysisError> {
         let (grid, series) = self.organ_months(cancel)?;
-        Ok(self.coverage.get_or_init(|| Coverage::of(self.ds, grid, series)))
+        Ok(self.slot(&self.coverage, |c| &c.coverage).get_or_init(|| Coverage::of(self.ds, grid, series)))
     }
 
     /// Every organ's monthly series on the shared grid ([`organ_months`]).
-    pub fn organ_months(&self, cancel: &CancelFlag) -> Result<&(Grid, Vec<OrganMonths<'a>>), AnalysisError> {
+    pub fn organ_months(&self, cancel: &CancelFlag) -> Result<&(Grid, Vec<OrganMonths>), AnalysisError> {
         cancel.check()?;
         // Built without cancellation inside (it is one quick pass), so a cancelled first caller
         // never leaves a half-built value for the others; it cannot fail otherwise.
-        Ok(self.months.get_or_init(|| {
+        Ok(self.slot(&self.months, |c| &c.months).get_or_init(|| {
             organ_months(self.ds, &CancelFlag::new()).unwrap_or((Grid { first: 0, len: 0 }, Vec::new()))
         }))
     }

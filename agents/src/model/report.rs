@@ -2,6 +2,7 @@
 //! summary of the spec (`total_anomalies`, `by_type`, `by_severity`, `risk_score`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -23,8 +24,11 @@ pub struct Insight {
 /// What one agent produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct AgentOutput {
-    /// Anomalies at or above the confidence threshold, most severe first.
-    pub anomalies: Vec<Anomaly>,
+    /// Anomalies at or above the confidence threshold, most severe first; shared (`Arc`) with
+    /// the findings cache the agents of one analysis read and with whatever keeps the output,
+    /// so no finding is copied on its way to a client.
+    #[serde(with = "shared_vec")]
+    pub anomalies: Vec<Arc<Anomaly>>,
     /// Insights over them.
     pub insights: Vec<Insight>,
     /// What an auditor should do next.
@@ -115,4 +119,22 @@ pub fn risk_score<A: std::borrow::Borrow<Anomaly>>(anomalies: &[A]) -> u8 {
         })
         .product();
     (100.0 * (1.0 - clean)).round().clamp(0.0, 100.0) as u8
+}
+
+/// Serde for a `Vec<Arc<T>>` as the plain sequence of `T` (serde's own `Arc` support needs a
+/// feature flag that would rebuild every dependency).
+pub mod shared_vec {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serialises the values the `Arc`s point to.
+    pub fn serialize<T: Serialize, S: Serializer>(v: &[Arc<T>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|a| &**a))
+    }
+
+    /// Reads a sequence of `T`, each into its own `Arc`.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Vec<Arc<T>>, D::Error> {
+        Ok(Vec::<T>::deserialize(d)?.into_iter().map(Arc::new).collect())
+    }
 }

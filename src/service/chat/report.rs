@@ -128,7 +128,7 @@ pub(super) async fn plan(
         };
         out.chunk(text, 5.0 + 85.0 * done / total).await;
     }
-    anomalies.sort_by(vigia_agents::engine::order);
+    vigia_agents::engine::sort(&mut anomalies);
     anomalies.dedup_by(|a, b| a.id == b.id);
     let mut facts = facts_for(svc, route);
     facts.demo = provenance.demo_mode;

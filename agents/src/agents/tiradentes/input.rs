@@ -4,6 +4,7 @@
 //! [`ReportInput`] from what it kept and renders it again without the dataset.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -26,8 +27,10 @@ pub struct ReportInput {
     pub generated_at: Option<DateTime<Utc>>,
     /// What the data covered.
     pub scope: Scope,
-    /// The findings (any order: the report puts the most severe first).
-    pub anomalies: Vec<Anomaly>,
+    /// The findings (any order: the report puts the most severe first), shared with the
+    /// results they come from.
+    #[serde(with = "crate::model::report::shared_vec")]
+    pub anomalies: Vec<Arc<Anomaly>>,
     /// The agents' insights.
     #[serde(default)]
     pub insights: Vec<Insight>,
@@ -48,7 +51,7 @@ impl ReportInput {
     pub fn from_results(
         title: String,
         scope: Scope,
-        anomalies: Vec<Anomaly>,
+        anomalies: Vec<Arc<Anomaly>>,
         insights: Vec<Insight>,
         recommendations: Vec<String>,
         params: DetectionParams,

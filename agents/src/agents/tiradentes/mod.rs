@@ -86,7 +86,7 @@ impl Agent for Tiradentes {
             input.detectors.len(),
             input.scope.gaps.len()
         );
-        let evidence: Vec<&crate::Anomaly> = input.anomalies.iter().take(20).collect();
+        let evidence: Vec<&crate::Anomaly> = input.anomalies.iter().take(20).map(|a| &**a).collect();
         (ctx.progress)(1.0);
         Ok(AgentOutput {
             anomalies: Vec::new(),

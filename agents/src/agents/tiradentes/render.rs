@@ -93,7 +93,7 @@ fn scope(input: &ReportInput, out: &mut Vec<Block>) {
 fn summary(input: &ReportInput, out: &mut Vec<Block>) {
     let a = &input.anomalies;
     let s = Summary::of(a);
-    let at_stake: f64 = a.iter().map(Anomaly::value_at_stake).sum();
+    let at_stake: f64 = a.iter().map(|x| x.value_at_stake()).sum();
     out.push(Block::Heading(2, "Sumário executivo".into()));
     out.push(Block::Para(format!(
         "{} achados, com {} em jogo; pontuação de risco {} de 100. Por severidade: {} crítica(s), {} alta(s), {} média(s), {} baixa(s).",
@@ -108,7 +108,7 @@ fn summary(input: &ReportInput, out: &mut Vec<Block>) {
     let rows = AnomalyType::ALL
         .iter()
         .map(|t| {
-            let of: Vec<&Anomaly> = a.iter().filter(|x| x.kind == *t).collect();
+            let of: Vec<&Anomaly> = a.iter().filter(|x| x.kind == *t).map(|x| &**x).collect();
             vec![type_pt(*t).to_string(), of.len().to_string(), format_brl(of.iter().map(|x| x.value_at_stake()).sum())]
         })
         .collect();
@@ -124,7 +124,7 @@ fn findings(input: &ReportInput, out: &mut Vec<Block>) {
         )));
         return;
     }
-    let mut sorted: Vec<&Anomaly> = input.anomalies.iter().collect();
+    let mut sorted: Vec<&Anomaly> = input.anomalies.iter().map(|a| &**a).collect();
     sorted.sort_by(|a, b| order(a, b));
     for (k, a) in sorted.iter().take(input.max_findings).enumerate() {
         out.push(Block::Heading(

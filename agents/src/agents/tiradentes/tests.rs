@@ -31,7 +31,7 @@ fn input(anomalies: Vec<Anomaly>, max_findings: usize) -> ReportInput {
         title: "Relatório & teste".into(),
         generated_at: None,
         scope: Scope::of(&ds),
-        anomalies,
+        anomalies: crate::testutil::shared(anomalies),
         insights: Vec::new(),
         recommendations: vec!["Solicitar ao órgão 36000 as pesquisas de preço".into()],
         params: DetectionParams::default(),
@@ -81,7 +81,7 @@ fn a_host_without_the_dataset_renders_stored_results_with_an_empty_scope() {
     let i = ReportInput::from_results(
         "Investigação 42".into(),
         Scope::default(),
-        vec![anomaly("a", "high", "price_anomaly", 1.0, &["c1"])],
+        crate::testutil::shared(vec![anomaly("a", "high", "price_anomaly", 1.0, &["c1"])]),
         Vec::new(),
         Vec::new(),
         DetectionParams::default(),

@@ -90,7 +90,7 @@ impl Market<'_> {
     }
 }
 
-fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, AnalysisError> {
+fn markets<'a>(sh: &'a Shared<'_>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, AnalysisError> {
     let ds = sh.dataset();
     let suppliers = sh.suppliers();
     let (grid, series) = sh.organ_months(cancel)?;
@@ -101,7 +101,7 @@ fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, 
     let outside_all = sh.outside();
     for g in sh.organ_years() {
         cancel.check()?;
-        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(g.organ)) else { continue };
+        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(&g.organ)) else { continue };
         if !coverage.span(&series[at]).is_some_and(|sp| sp.covers_year(grid, g.year)) {
             continue;
         }
@@ -137,7 +137,7 @@ fn markets<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Market<'a>>, 
         }
         shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let contracts = members.len();
-        out.push(Market { organ: g.organ, year: g.year, total, contracts, shares, members, outside });
+        out.push(Market { organ: g.organ.as_str(), year: g.year, total, contracts, shares, members, outside });
     }
     Ok(out)
 }
@@ -180,7 +180,7 @@ impl Detector for SupplierConcentration {
                 .shares
                 .iter()
                 .filter(|(_, v)| v / m.total > bar)
-                .map(|&(s, v)| (suppliers.names[s as usize], s, v))
+                .map(|&(s, v)| (suppliers.names[s as usize].as_str(), s, v))
                 .collect();
             heavy.sort_by(|a, b| a.0.cmp(b.0));
             for (doc, s, value) in heavy {

@@ -107,18 +107,19 @@ fn usual<'y>(years: impl Iterator<Item = &'y Year<'y>>) -> Option<Usual> {
 }
 
 /// The organ-years whose twelve months all lie in the span the organ's history covers.
-fn covered_years<'a>(sh: &Shared<'a>, cancel: &CancelFlag) -> Result<Vec<Year<'a>>, AnalysisError> {
+fn covered_years<'a>(sh: &'a Shared<'_>, cancel: &CancelFlag) -> Result<Vec<Year<'a>>, AnalysisError> {
     let ds = sh.dataset();
     let (grid, series) = sh.organ_months(cancel)?;
     let coverage = sh.coverage(cancel)?;
     let mut out = Vec::new();
     for g in sh.organ_years().iter().filter(|g| g.members.len() >= MIN_CONTRACTS) {
         cancel.check()?;
-        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(g.organ)) else { continue };
+        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(&g.organ)) else { continue };
         if !coverage.span(&series[at]).is_some_and(|sp| sp.covers_year(grid, g.year)) {
             continue;
         }
-        let mut y = Year { organ: g.organ, year: g.year, values: [0.0; 12], counts: [0; 12], december: Vec::new() };
+        let mut y =
+            Year { organ: g.organ.as_str(), year: g.year, values: [0.0; 12], counts: [0; 12], december: Vec::new() };
         for &i in &g.members {
             let c = &ds.contracts[i as usize];
             let Some(d) = c.signed_on else { continue };

@@ -147,7 +147,7 @@ impl Detector for ForecastDeviation {
 /// The span of an organ's series the forecast judges ([`Coverage::span`]), when it has the
 /// history and the regular activity a forecast needs: more than [`MIN_HISTORY`] months, at
 /// least [`MIN_MEAN_COUNT`] contracts a month and at most [`MAX_EMPTY`] empty months.
-pub fn judged_span(coverage: &Coverage, s: &OrganMonths<'_>) -> Option<Span> {
+pub fn judged_span(coverage: &Coverage, s: &OrganMonths) -> Option<Span> {
     let sp = coverage.span(s)?;
     let empty = s.counts[sp.start..sp.end].iter().filter(|c| **c == 0).count() as f64 / sp.len().max(1) as f64;
     (sp.len() > MIN_HISTORY && mean_count(s, sp) >= MIN_MEAN_COUNT && empty <= MAX_EMPTY).then_some(sp)
@@ -158,7 +158,7 @@ type At = (i32, usize, usize);
 
 fn anomaly(
     ds: &Dataset,
-    s: &OrganMonths<'_>,
+    s: &OrganMonths,
     (key, m, t): At,
     f: &Forecast,
     (z, zt): (f64, f64),

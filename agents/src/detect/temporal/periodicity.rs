@@ -178,7 +178,8 @@ impl Detector for UnnaturalPeriodicity {
         };
         for run in keyed.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() >= MIN_EVENTS && !by_nature(r[0].1)) {
             let key = run[0].0;
-            let name = (organs.names[(key / n_sup) as usize], suppliers.names[(key % n_sup) as usize]);
+            let name =
+                (organs.names[(key / n_sup) as usize].as_str(), suppliers.names[(key % n_sup) as usize].as_str());
             pairs.push((name, run.iter().map(|x| x.1).collect()));
         }
         if lo > hi {

@@ -150,7 +150,7 @@ impl Detector for RegimeChange {
 #[allow(clippy::too_many_arguments)]
 fn anomaly(
     ds: &Dataset,
-    s: &OrganMonths<'_>,
+    s: &OrganMonths,
     first_key: i32,
     sp: Span,
     split: &Split,

@@ -122,7 +122,7 @@ pub fn is_december(key: i32) -> bool {
     key.rem_euclid(12) == 11
 }
 
-fn anomaly(ds: &Dataset, s: &OrganMonths<'_>, mo: &Month, t: f64, confidence: f64, sensitivity: f64) -> Anomaly {
+fn anomaly(ds: &Dataset, s: &OrganMonths, mo: &Month, t: f64, confidence: f64, sensitivity: f64) -> Anomaly {
     let label = month_label(mo.key);
     let value = s.values[mo.m];
     let typical = mo.median.exp();

@@ -90,7 +90,7 @@ pub fn bursts(
         if members.len() < MIN_PROCESSES {
             continue;
         }
-        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(names[k])) else { continue };
+        let Ok(at) = series.binary_search_by(|s| s.organ.cmp(&names[k])) else { continue };
         let Some(span) = coverage.span(&series[at]) else { continue };
         let judged = |d: NaiveDate| {
             let m = month_key(d) - grid.first;
