@@ -207,7 +207,8 @@ fn digest(ds: &Dataset, params: &DetectionParams) {
 /// ties in an agent's order change it); then a hash of their insights and recommendations.
 fn agents_digest(ds: &Dataset, params: &DetectionParams) {
     use std::hash::Hasher;
-    let outputs = agent_outputs(ds, params, true);
+    let cache = FindingsCache::new();
+    let outputs = agent_outputs(ds, params, Some(&cache));
     let mut lines: Vec<(&str, String)> = Vec::new();
     let mut words = rustc_hash::FxHasher::default();
     for (id, out) in &outputs {
@@ -226,10 +227,12 @@ fn agents_digest(ds: &Dataset, params: &DetectionParams) {
         h.write(json.as_bytes());
     }
     println!(
-        "agents digest: {} anomalies, {:016x}; insights and recommendations {:016x}",
+        "agents digest: {} anomalies, {:016x}; insights and recommendations {:016x}; {} detector runs for {} detectors",
         lines.len(),
         h.finish(),
-        words.finish()
+        words.finish(),
+        cache.len(),
+        NAMES.len()
     );
 }
 
@@ -262,21 +265,25 @@ fn sections(ds: &Dataset, params: &DetectionParams) {
 /// Runs the seven analysis agents on parallel threads, as an investigation does, with or
 /// without one [`FindingsCache`] between them; returns the anomalies they report in all.
 fn all_agents(ds: &Dataset, params: &DetectionParams, shared: bool) -> usize {
-    agent_outputs(ds, params, shared).iter().filter_map(|(_, o)| o.as_ref()).map(|o| o.anomalies.len()).sum()
+    let cache = FindingsCache::new();
+    let outputs = agent_outputs(ds, params, shared.then_some(&cache));
+    outputs.iter().filter_map(|(_, o)| o.as_ref()).map(|o| o.anomalies.len()).sum()
 }
 
 /// What each of the seven agents reports, run on parallel threads over `ds` (with one findings
-/// cache when `shared`), in roster order; `None` for an agent that failed.
-fn agent_outputs(ds: &Dataset, params: &DetectionParams, shared: bool) -> Vec<(&'static str, Option<AgentOutput>)> {
-    let cache = FindingsCache::new();
+/// cache when given), in roster order; `None` for an agent that failed.
+fn agent_outputs(
+    ds: &Dataset,
+    params: &DetectionParams,
+    cache: Option<&FindingsCache>,
+) -> Vec<(&'static str, Option<AgentOutput>)> {
     let cancel = CancelFlag::new();
     let agents: Vec<_> = COVERAGE.iter().filter_map(|(id, _)| instantiate(*id)).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = agents
             .iter()
             .map(|a| {
-                let ctx =
-                    AnalysisContext { findings: shared.then_some(&cache), ..AnalysisContext::new(ds, params, &cancel) };
+                let ctx = AnalysisContext { findings: cache, ..AnalysisContext::new(ds, params, &cancel) };
                 (a.id().as_str(), s.spawn(move || a.analyse(&ctx).ok()))
             })
             .collect();

@@ -81,41 +81,66 @@ fn fold_latin1(b: u8) -> u8 {
 /// Longest word kept whole by [`for_each_word_bytes`]; longer words are cut.
 pub const MAX_WORD: usize = 48;
 
+/// Per byte: its lower-case form when it is an ASCII letter or digit, else 0 (every byte of a
+/// multi-byte character is 0 here).
+pub(crate) static ASCII_WORD: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The character at byte `i` of `s` (not ASCII), folded: `(next, bytes, n)`, the position
+/// after it and its first `n` folded bytes, `n` being 0 when it is not a letter or digit (a
+/// Latin-1 accented letter folds to one ASCII letter; other letters keep their UTF-8 bytes).
+pub(crate) fn fold_at(s: &str, i: usize) -> (usize, [u8; 4], usize) {
+    let bytes = s.as_bytes();
+    let mut out = [0u8; 4];
+    let folded = if bytes[i] == 0xC3 && i + 1 < bytes.len() { fold_latin1(bytes[i + 1]) } else { 0 };
+    if folded != 0 {
+        out[0] = folded;
+        return (i + 2, out, 1);
+    }
+    let ch = s[i..].chars().next().unwrap_or(' ');
+    let c = fold_char(ch);
+    let n = if c.is_alphanumeric() { c.encode_utf8(&mut out).len() } else { 0 };
+    (i + ch.len_utf8(), out, n)
+}
+
 /// Fast byte-level version of [`for_each_word`]: calls `f` with each folded word as ASCII
 /// bytes (Latin-1 accents folded, other non-ASCII characters kept as raw bytes). Stops early
-/// when `f` returns `false`.
+/// when `f` returns `false`. A run of ASCII letters and digits (nearly every word of upstream
+/// texts) is found with one table lookup per byte and copied lower-cased at once.
 pub fn for_each_word_bytes(s: &str, mut f: impl FnMut(&[u8]) -> bool) {
     let bytes = s.as_bytes();
+    let n = bytes.len();
     let mut buf = [0u8; MAX_WORD];
     let mut len = 0usize;
     let mut i = 0;
-    while i < bytes.len() {
+    while i < n {
         let b = bytes[i];
+        let lower = ASCII_WORD[usize::from(b)];
+        if lower != 0 {
+            i += 1;
+            if len < MAX_WORD {
+                buf[len] = lower;
+                len += 1;
+            }
+            continue;
+        }
         if b < 0x80 {
             i += 1;
-            if b.is_ascii_alphanumeric() {
-                if len < MAX_WORD {
-                    buf[len] = b.to_ascii_lowercase();
-                    len += 1;
-                }
-                continue;
-            }
         } else {
-            let folded = if b == 0xC3 && i + 1 < bytes.len() { fold_latin1(bytes[i + 1]) } else { 0 };
-            if folded != 0 {
-                i += 2;
-                if len < MAX_WORD {
-                    buf[len] = folded;
-                    len += 1;
-                }
-                continue;
-            }
-            let ch = s[i..].chars().next().unwrap_or(' ');
-            i += ch.len_utf8();
-            let c = fold_char(ch);
-            if c.is_alphanumeric() {
-                let mut utf8 = [0u8; 4];
-                for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+            let (next, folded, k) = fold_at(s, i);
+            i = next;
+            if k > 0 {
+                for &byte in &folded[..k] {
                     if len < MAX_WORD {
                         buf[len] = byte;
                         len += 1;
@@ -203,6 +228,57 @@ pub fn format_pct(fraction: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The words [`for_each_word_bytes`] must give, character by character: ASCII letters and
+    /// digits lower-cased, other characters through [`fold_at`], words cut at [`MAX_WORD`].
+    fn reference_words(s: &str) -> Vec<Vec<u8>> {
+        let mut words = vec![Vec::new()];
+        for (i, c) in s.char_indices() {
+            let folded: Vec<u8> = if c.is_ascii() {
+                if c.is_ascii_alphanumeric() { vec![c.to_ascii_lowercase() as u8] } else { Vec::new() }
+            } else {
+                let (_, bytes, n) = fold_at(s, i);
+                bytes[..n].to_vec()
+            };
+            let word = words.last_mut().expect("one word at least");
+            if folded.is_empty() {
+                if !word.is_empty() {
+                    words.push(Vec::new());
+                }
+            } else {
+                word.extend(folded);
+            }
+        }
+        words.retain(|w| !w.is_empty());
+        words.iter_mut().for_each(|w| w.truncate(MAX_WORD));
+        words
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_bytes_are_the_folded_words_character_by_character(s in "([A-Za-z0-9 .,/-]|Ç|ã|É|ü|ß|Ω|º|\\u{00A0}|ĳ){0,160}") {
+            let mut fast = Vec::new();
+            for_each_word_bytes(&s, |w| { fast.push(w.to_vec()); true });
+            proptest::prop_assert_eq!(fast, reference_words(&s));
+        }
+    }
+
+    #[test]
+    fn long_words_are_cut_and_a_stop_is_honoured() {
+        let long = "A".repeat(60) + "ÇÃO b";
+        let mut words = Vec::new();
+        for_each_word_bytes(&long, |w| {
+            words.push(w.to_vec());
+            true
+        });
+        assert_eq!(words, vec![vec![b'a'; MAX_WORD], b"b".to_vec()]);
+        let mut first = Vec::new();
+        for_each_word_bytes("um dois tres", |w| {
+            first.push(w.to_vec());
+            false
+        });
+        assert_eq!(first, vec![b"um".to_vec()]);
+    }
 
     #[test]
     fn folding_removes_portuguese_accents_and_case() {

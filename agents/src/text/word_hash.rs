@@ -2,7 +2,7 @@
 //! text hashed without building a string (ASCII and Latin-1 accents folded on the fly), and
 //! the Portuguese function words that carry no meaning, as strings and as folded bytes.
 
-use super::{fold_char, fold_latin1};
+use super::{ASCII_WORD, fold_at};
 
 /// Packs up to four bytes little-endian (for comparing short words as integers).
 const fn pack(w: &[u8]) -> u32 {
@@ -77,11 +77,7 @@ impl WordHash {
     /// The word's hash, or `None` for a stopword; resets the state.
     fn finish(&mut self) -> Option<u64> {
         let stop = self.len <= 4 && STOPWORDS_PACKED.contains(&self.head);
-        let mut h = mix(self.h, self.pending);
-        h = mix(h, self.len as u64);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
+        let h = finish(mix(self.h, self.pending), self.len);
         *self = WordHash::default();
         (!stop).then_some(h)
     }
@@ -99,55 +95,55 @@ pub fn for_each_word_hash(s: &str, mut f: impl FnMut(u64)) {
     let mut i = 0;
     while i < n {
         let b = bytes[i];
-        if b < 0x80 && !b.is_ascii_alphanumeric() {
-            i += 1;
+        if ASCII_WORD[usize::from(b)] == 0 {
+            if b < 0x80 {
+                i += 1;
+            } else {
+                i = folded_word_hash(s, i, &mut f);
+            }
             continue;
         }
-        let mut j = i;
-        while j < n && bytes[j].is_ascii_alphanumeric() {
-            j += 1;
-        }
-        if j > i && (j == n || bytes[j] < 0x80) {
-            if let Some(h) = ascii_word_hash(&bytes[i..j]) {
-                f(h);
+        // An ASCII word, hashed as it is read: eight lower-cased bytes at a time, the first
+        // four kept for the stopword test.
+        let start = i;
+        let (mut h, mut pending, mut fill) = (0u64, 0u64, 0u32);
+        let mut head = 0u32;
+        while i < n {
+            let lower = ASCII_WORD[usize::from(bytes[i])];
+            if lower == 0 {
+                break;
             }
-            i = j;
-        } else {
-            i = folded_word_hash(s, i, &mut f);
+            if i - start < 4 {
+                head |= u32::from(lower) << (8 * (i - start));
+            }
+            pending |= u64::from(lower) << (8 * fill);
+            fill += 1;
+            if fill == 8 {
+                h = mix(h, pending);
+                pending = 0;
+                fill = 0;
+            }
+            i += 1;
         }
+        if i < n && bytes[i] >= 0x80 {
+            // The word goes on with an accent: read it again, folding.
+            i = folded_word_hash(s, start, &mut f);
+            continue;
+        }
+        let len = i - start;
+        if len <= 4 && STOPWORDS_PACKED.contains(&head) {
+            continue;
+        }
+        f(finish(mix(h, pending), len));
     }
 }
 
-/// The [`WordHash`] of an ASCII alphanumeric word, or `None` for a stopword.
-fn ascii_word_hash(w: &[u8]) -> Option<u64> {
-    const LOWER: u64 = 0x2020_2020_2020_2020;
-    let len = w.len();
-    if len <= 4 {
-        let mut head = 0u32;
-        for (k, b) in w.iter().enumerate() {
-            head |= u32::from(b | 0x20) << (8 * k);
-        }
-        if STOPWORDS_PACKED.contains(&head) {
-            return None;
-        }
-    }
-    let mut h = 0u64;
-    let mut chunks = w.chunks_exact(8);
-    for c in &mut chunks {
-        let mut buf = [0u8; 8];
-        buf.copy_from_slice(c);
-        h = mix(h, u64::from_le_bytes(buf) | LOWER);
-    }
-    let mut pending = 0u64;
-    for (k, b) in chunks.remainder().iter().enumerate() {
-        pending |= u64::from(b | 0x20) << (8 * k);
-    }
-    h = mix(h, pending);
-    h = mix(h, len as u64);
+/// The end of a word's hash: its length mixed in, then the bits spread.
+fn finish(h: u64, len: usize) -> u64 {
+    let mut h = mix(h, len as u64);
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    Some(h)
+    h ^ (h >> 33)
 }
 
 /// Hashes the word starting at byte `start` by folding it byte by byte, calls `f` unless it is
@@ -165,20 +161,10 @@ fn folded_word_hash(s: &str, start: usize, f: &mut impl FnMut(u64)) -> usize {
                 continue;
             }
         } else {
-            let folded = if b == 0xC3 && i + 1 < bytes.len() { fold_latin1(bytes[i + 1]) } else { 0 };
-            if folded != 0 {
-                i += 2;
-                w.push(folded);
-                continue;
-            }
-            let ch = s[i..].chars().next().unwrap_or(' ');
-            i += ch.len_utf8();
-            let c = fold_char(ch);
-            if c.is_alphanumeric() {
-                let mut utf8 = [0u8; 4];
-                for &byte in c.encode_utf8(&mut utf8).as_bytes() {
-                    w.push(byte);
-                }
+            let (next, folded, k) = fold_at(s, i);
+            i = next;
+            if k > 0 {
+                folded[..k].iter().for_each(|&byte| w.push(byte));
                 continue;
             }
         }
@@ -237,6 +223,31 @@ pub fn is_stopword(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hashes [`for_each_word_hash`] must give: each word of [`crate::text::for_each_word_bytes`]
+    /// (the same words, while none is cut) through [`WordHash`] byte by byte, stopwords left out.
+    fn reference_hashes(s: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        crate::text::for_each_word_bytes(s, |word| {
+            let mut w = WordHash::default();
+            word.iter().for_each(|&b| w.push(b));
+            out.extend(w.finish());
+            true
+        });
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_hashes_are_those_of_the_folded_words_byte_by_byte(s in "([A-Za-z0-9 .,/-]|Ç|ã|É|ü|ß|Ω|º|ĳ| ){0,160}") {
+            let mut longest = 0;
+            crate::text::for_each_word_bytes(&s, |w| { longest = longest.max(w.len()); true });
+            proptest::prop_assume!(longest < crate::text::MAX_WORD, "a cut word hashes differently");
+            let mut fast = Vec::new();
+            for_each_word_hash(&s, |h| fast.push(h));
+            proptest::prop_assert_eq!(fast, reference_hashes(&s));
+        }
+    }
 
     #[test]
     fn word_hashes_skip_stopwords_and_ignore_case_and_accents() {
