@@ -152,24 +152,31 @@ fn rows(part: TermPart, remap: &[u32], idf: &[f32]) -> (Rows, Vec<f32>, Vec<[u32
     let mut out = Rows { ids: Vec::with_capacity(count * 8), weights: Vec::with_capacity(count * 8), bounds: vec![0] };
     out.bounds.reserve(count);
     let (mut norms, mut tops) = (Vec::with_capacity(count), Vec::with_capacity(count));
-    let mut row: Vec<(u32, f32, usize)> = Vec::new();
+    // Per term of a contract, by its position: (id, weight); and the sort keys of its terms.
+    let mut at: Vec<(u32, f32)> = Vec::new();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut row: Vec<(u32, f32)> = Vec::new();
     let mut start = 0usize;
     for (k, &end) in part.ends.iter().enumerate() {
-        row.clear();
+        at.clear();
+        keys.clear();
         let object_terms = usize::from(part.objects[k]);
         for (p, &local) in part.ids[start..end as usize].iter().enumerate() {
             let id = remap[local as usize];
             let position = if p < object_terms { 1.0 / (1.0 + p as f32 / 6.0) } else { 1.0 };
             let w = idf[id as usize] * position;
+            at.push((id, w));
             if w > 0.0 {
-                row.push((id, w, p));
+                // Heaviest first, ties to the term met first: a positive finite weight's bits
+                // order as the weight does, so one integer key per term sorts the row.
+                keys.push((u64::from(u32::MAX - w.to_bits()) << 32) | p as u64);
             }
         }
         start = end as usize;
-        // Heaviest first; ties to the term met first (positions and ids are distinct within a
-        // row, so an unstable sort gives the one order there is).
-        row.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-        row.truncate(MAX_VECTOR);
+        // Positions are distinct within a row, so an unstable sort gives the one order there is.
+        keys.sort_unstable();
+        row.clear();
+        row.extend(keys.iter().take(MAX_VECTOR).map(|&key| at[(key & 0xFFFF_FFFF) as usize]));
         let mut top = [u32::MAX; PROBE];
         for (k, r) in row.iter().take(PROBE).enumerate() {
             top[k] = r.0;
