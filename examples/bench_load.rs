@@ -88,8 +88,9 @@ async fn wait_done(client: &reqwest::Client, base: &str, token: &str, id: &str) 
         .error_for_status()?
         .text()
         .await?;
-    let ended = ["event: complete", "event: error", "event: cancelled"].iter().any(|e| body.contains(e));
-    anyhow::ensure!(ended, "the stream of {id} ended without a terminal event");
+    // Only a completed run counts: an error or a cancellation is a terminal event too, but
+    // not an investigation done.
+    anyhow::ensure!(body.contains("event: complete"), "the stream of {id} ended without completing");
     Ok(())
 }
 
@@ -137,13 +138,15 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
     let token = login(client, &base).await?;
     let step = (runs / 20).max(1);
     let began = Instant::now();
-    println!("| investigations | failed logins | seconds | server RSS MB | server heap MB | store MB |");
-    println!("|---|---|---|---|---|---|");
-    let mut done = 0;
+    println!("| investigations | completed | failed logins | seconds | server RSS MB | server heap MB | store MB |");
+    println!("|---|---|---|---|---|---|---|");
+    let (mut done, mut completed) = (0, 0);
     let mut failed_logins = 0;
     while done < runs {
         let batch = step.min(runs - done);
-        run_many(client, &base, &token, batch).await;
+        // Started and followed to a completed terminal event; a start refused or a run that
+        // failed (a full disk, say) is not counted as completed.
+        completed += run_many(client, &base, &token, batch).await;
         done += batch;
         let logins = 10_000 / 20;
         futures::stream::iter(0..logins)
@@ -162,7 +165,7 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
         // flat is the allocator keeping freed pages, not data held.
         let detailed: Value = client.get(format!("{base}/health/detailed")).send().await?.json().await?;
         println!(
-            "| {done} | {failed_logins} | {:.0} | {:.1} | {:.1} | {:.1} |",
+            "| {done} | {completed} | {failed_logins} | {:.0} | {:.1} | {:.1} | {:.1} |",
             began.elapsed().as_secs_f64(),
             rss_mb(server.id()).unwrap_or(f64::NAN),
             detailed["components"]["process"]["heap_mb"].as_f64().unwrap_or(f64::NAN),
