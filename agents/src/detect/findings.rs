@@ -6,20 +6,15 @@
 //! over one dataset in parallel it gives them one [`FindingsCache`]: the first agent to need a
 //! detector computes it while the others wait on that entry's lock, then all read the
 //! result. A failed or cancelled computation is not kept, so the next caller tries again.
-//! The per-contract facts several detectors read (object categories, text scans, market
-//! exclusions, learned peer groups) are kept here too, so agents that run different
-//! detectors still compute them once.
+//! The facts several detectors read ([`crate::detect::shared::Shared`]: object categories,
+//! text scans, market exclusions, learned peer groups, supplier and organ ids, monthly
+//! series) are kept here too, so agents that run different detectors still compute them once.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::cancel::AnalysisError;
-use crate::detect::category::Category;
-use crate::detect::coverage::Coverage;
-use crate::detect::market::Outside;
-use crate::detect::peer_groups::ObjectGroups;
-use crate::detect::series::{Grid, OrganMonths};
-use crate::detect::shared::{Interned, OrganYear, TextScan};
+use crate::detect::shared::Facts;
 use crate::model::anomaly::Anomaly;
 use crate::model::params::DetectionParams;
 
@@ -31,22 +26,9 @@ type Slot = Arc<Mutex<Option<Arc<Vec<Arc<Anomaly>>>>>>;
 #[derive(Debug, Default)]
 pub struct FindingsCache {
     slots: Mutex<HashMap<String, Slot>>,
-    /// The object category of every contract.
-    pub(crate) categories: OnceLock<Vec<Category>>,
-    /// One scan of every object text.
-    pub(crate) texts: OnceLock<Vec<TextScan>>,
-    /// Why each contract is outside the competitive market, if it is.
-    pub(crate) outside: OnceLock<Vec<Option<Outside>>>,
-    /// The peer groups learned from the object texts (the costliest shared fact).
-    pub(crate) object_groups: OnceLock<ObjectGroups>,
-    /// Dense ids of the supplier documents and of the organ codes.
-    pub(crate) suppliers: OnceLock<Interned>,
-    pub(crate) organs: OnceLock<Interned>,
-    /// Contracts grouped by organ and signing year.
-    pub(crate) organ_years: OnceLock<Vec<OrganYear>>,
-    /// Every organ's monthly series, and what the dates say about the span covered.
-    pub(crate) months: OnceLock<(Grid, Vec<OrganMonths>)>,
-    pub(crate) coverage: OnceLock<Coverage>,
+    /// The facts the detectors share over the dataset (categories, text scans, market
+    /// exclusions, peer groups, ids, series).
+    pub(crate) facts: Facts,
 }
 
 impl FindingsCache {

@@ -116,21 +116,36 @@ impl TextScan {
     pub const SPECIFIC_CAP: usize = 2;
 }
 
+/// The facts about one dataset that detectors share, each computed on first use. A run keeps
+/// its own; agents analysing one dataset together read those of their [`FindingsCache`], so
+/// each fact is computed once for all of them.
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    /// The object category of every contract.
+    categories: OnceLock<Vec<Category>>,
+    /// One scan of every object text.
+    texts: OnceLock<Vec<TextScan>>,
+    /// Every organ's monthly series, and what the dates say about the span covered.
+    months: OnceLock<(Grid, Vec<OrganMonths>)>,
+    coverage: OnceLock<Coverage>,
+    /// Dense ids of the supplier documents and of the organ codes.
+    suppliers: OnceLock<Interned>,
+    organs: OnceLock<Interned>,
+    /// Contracts grouped by organ and signing year.
+    organ_years: OnceLock<Vec<OrganYear>>,
+    /// The peer groups learned from the object texts (the costliest shared fact).
+    object_groups: OnceLock<ObjectGroups>,
+    /// Why each contract is outside the competitive market, if it is.
+    outside: OnceLock<Vec<Option<Outside>>>,
+}
+
 /// Lazily computed facts about one dataset.
 pub struct Shared<'a> {
     ds: &'a Dataset,
-    /// Where the lifetime-free facts (categories, text scans, market exclusions, peer groups)
-    /// are kept when several agents analyse the dataset, so they are computed once for all.
+    /// Whose facts these are when several agents analyse the dataset.
     across: Option<&'a FindingsCache>,
-    categories: OnceLock<Vec<Category>>,
-    texts: OnceLock<Vec<TextScan>>,
-    months: OnceLock<(Grid, Vec<OrganMonths>)>,
-    coverage: OnceLock<Coverage>,
-    suppliers: OnceLock<Interned>,
-    organs: OnceLock<Interned>,
-    organ_years: OnceLock<Vec<OrganYear>>,
-    object_groups: OnceLock<ObjectGroups>,
-    outside: OnceLock<Vec<Option<Outside>>>,
+    /// This run's own facts, when there is no findings cache.
+    own: Facts,
 }
 
 /// The contracts of one organ in one signing year.
@@ -150,35 +165,16 @@ impl<'a> Shared<'a> {
         Self::with_cache(ds, None)
     }
 
-    /// Nothing computed yet; the per-contract facts come from (or go into) `across`, which
-    /// must belong to this dataset.
+    /// Nothing computed yet; the facts come from (or go into) `across`, which must belong to
+    /// this dataset.
     pub fn with_cache(ds: &'a Dataset, across: Option<&'a FindingsCache>) -> Self {
-        Self {
-            ds,
-            across,
-            categories: OnceLock::new(),
-            texts: OnceLock::new(),
-            months: OnceLock::new(),
-            coverage: OnceLock::new(),
-            suppliers: OnceLock::new(),
-            organs: OnceLock::new(),
-            organ_years: OnceLock::new(),
-            object_groups: OnceLock::new(),
-            outside: OnceLock::new(),
-        }
+        Self { ds, across, own: Facts::default() }
     }
 
-    /// Where a lifetime-free fact is kept: in the findings cache when agents share one (so it
-    /// is computed once for all of them), else in this run's own cell.
-    fn slot<'s, T>(
-        &'s self,
-        local: &'s OnceLock<T>,
-        across: fn(&'a FindingsCache) -> &'a OnceLock<T>,
-    ) -> &'s OnceLock<T> {
-        match self.across {
-            Some(cache) => across(cache),
-            None => local,
-        }
+    /// Where the facts are kept: in the findings cache when agents share one, else in this
+    /// run's own.
+    fn facts(&self) -> &Facts {
+        self.across.map_or(&self.own, |cache| &cache.facts)
     }
 
     /// The dataset.
@@ -190,9 +186,7 @@ impl<'a> Shared<'a> {
     /// large datasets).
     pub fn categories(&self, cancel: &CancelFlag) -> Result<&[Category], AnalysisError> {
         cancel.check()?;
-        Ok(self
-            .slot(&self.categories, |c| &c.categories)
-            .get_or_init(|| par_map(&self.ds.contracts, |c| categorise(&c.object))))
+        Ok(self.facts().categories.get_or_init(|| par_map(&self.ds.contracts, |c| categorise(&c.object))))
     }
 
     /// One scan of every object text for the text detectors (linear; split over the cores).
@@ -204,15 +198,14 @@ impl<'a> Shared<'a> {
                 TextScan { has_content: content > 0, specific: specific as u8, brand: may_name_brand(&c.object) }
             })
         };
-        Ok(self.slot(&self.texts, |c| &c.texts).get_or_init(compute))
+        Ok(self.facts().texts.get_or_init(compute))
     }
 
     /// Why each contract is outside the competitive market, if it is ([`super::market`]):
     /// read once per analysis (it folds every object and supplier name) for the detectors
     /// that leave utilities, leases and public bodies out; split over the cores.
     pub fn outside(&self) -> &[Option<Outside>] {
-        self.slot(&self.outside, |c| &c.outside)
-            .get_or_init(|| outside_all(&self.ds.contracts, threads_for(self.ds.contracts.len())))
+        self.facts().outside.get_or_init(|| outside_all(&self.ds.contracts, threads_for(self.ds.contracts.len())))
     }
 
     /// The peer groups learned from the object texts and item descriptions
@@ -220,21 +213,17 @@ impl<'a> Shared<'a> {
     /// never leaves a half-built value for the others.
     pub fn object_groups(&self, cancel: &CancelFlag) -> Result<&ObjectGroups, AnalysisError> {
         cancel.check()?;
-        Ok(self
-            .slot(&self.object_groups, |c| &c.object_groups)
-            .get_or_init(|| learn(self.ds, &CancelFlag::new()).unwrap_or_default()))
+        Ok(self.facts().object_groups.get_or_init(|| learn(self.ds, &CancelFlag::new()).unwrap_or_default()))
     }
 
     /// Dense ids of the supplier documents.
     pub fn suppliers(&self) -> &Interned {
-        self.slot(&self.suppliers, |c| &c.suppliers)
-            .get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.supplier.document)))
+        self.facts().suppliers.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.supplier.document)))
     }
 
     /// Dense ids of the organ codes.
     pub fn organs(&self) -> &Interned {
-        self.slot(&self.organs, |c| &c.organs)
-            .get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.organ.code)))
+        self.facts().organs.get_or_init(|| Interned::of(self.ds.contracts.iter().map(|c| &c.organ.code)))
     }
 
     /// Calls `f(side, id, members)` for each supplier, then each organ, with at least `min`
@@ -266,7 +255,7 @@ impl<'a> Shared<'a> {
     /// [`super::common::by_organ_year`]: contracts without an organ code, a signing date or a
     /// positive value are left out). Linear plus a sort of the keys.
     pub fn organ_years(&self) -> &[OrganYear] {
-        self.slot(&self.organ_years, |c| &c.organ_years).get_or_init(|| {
+        self.facts().organ_years.get_or_init(|| {
             let organs = self.organs();
             let mut keyed: Vec<(u64, u32)> = self
                 .ds
@@ -299,7 +288,7 @@ impl<'a> Shared<'a> {
     /// grid), read by every series detector and computed once.
     pub fn coverage(&self, cancel: &CancelFlag) -> Result<&Coverage, AnalysisError> {
         let (grid, series) = self.organ_months(cancel)?;
-        Ok(self.slot(&self.coverage, |c| &c.coverage).get_or_init(|| Coverage::of(self.ds, grid, series)))
+        Ok(self.facts().coverage.get_or_init(|| Coverage::of(self.ds, grid, series)))
     }
 
     /// Every organ's monthly series on the shared grid ([`organ_months`]).
@@ -307,7 +296,7 @@ impl<'a> Shared<'a> {
         cancel.check()?;
         // Built without cancellation inside (it is one quick pass), so a cancelled first caller
         // never leaves a half-built value for the others; it cannot fail otherwise.
-        Ok(self.slot(&self.months, |c| &c.months).get_or_init(|| {
+        Ok(self.facts().months.get_or_init(|| {
             organ_months(self.ds, &CancelFlag::new()).unwrap_or((Grid { first: 0, len: 0 }, Vec::new()))
         }))
     }
