@@ -54,29 +54,44 @@ pub const MIN_MONTHS: usize = 3;
 /// The contracts of an entity the test counts: one per distinct value (a price list repeated
 /// is one amount, not many invented ones), when there are enough of them over enough months
 /// ([`MIN_RECORDS`] or [`MIN_ORGAN_RECORDS`], [`MIN_MONTHS`]).
-fn judged(cs: &[crate::model::contract::Contract], side: Side, members: &[u32]) -> Option<Vec<u32>> {
+///
+/// `marks` holds, per contract, what this reads of it ([`marks`]): an entity's contracts are
+/// scattered over the dataset, so two compact arrays are read instead of the contracts.
+fn judged(marks: &[(i64, i32)], side: Side, members: &[u32]) -> Option<Vec<u32>> {
     let min = if side == Side::Organ { MIN_ORGAN_RECORDS } else { MIN_RECORDS };
     if members.len() < min {
         return None;
     }
-    let mut keyed: Vec<(i64, u32)> =
-        members.iter().map(|&i| ((cs[i as usize].value() * 100.0).round() as i64, i)).collect();
-    keyed.sort_unstable();
-    keyed.dedup_by_key(|k| k.0);
-    let mut months: Vec<i32> = members
-        .iter()
-        .filter_map(|&i| {
-            cs[i as usize].signed_on.map(|d| chrono::Datelike::year(&d) * 12 + chrono::Datelike::month0(&d) as i32)
-        })
-        .collect();
+    let mut months: Vec<i32> = members.iter().map(|&i| marks[i as usize].1).filter(|&m| m != NO_MONTH).collect();
     months.sort_unstable();
     months.dedup();
-    if keyed.len() < min || months.len() < MIN_MONTHS {
+    if months.len() < MIN_MONTHS {
+        return None;
+    }
+    let mut keyed: Vec<(i64, u32)> = members.iter().map(|&i| (marks[i as usize].0, i)).collect();
+    keyed.sort_unstable();
+    keyed.dedup_by_key(|k| k.0);
+    if keyed.len() < min {
         return None;
     }
     let mut out: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
     out.sort_unstable();
     Some(out)
+}
+
+/// The month of a contract without a signing date, in [`marks`].
+const NO_MONTH: i32 = i32::MIN;
+
+/// Per contract: its value in cents (distinct amounts are told apart by it) and its signing
+/// month (`year * 12 + month0`, [`NO_MONTH`] without a date).
+fn marks(cs: &[crate::model::contract::Contract]) -> Vec<(i64, i32)> {
+    cs.iter()
+        .map(|c| {
+            let month =
+                c.signed_on.map_or(NO_MONTH, |d| chrono::Datelike::year(&d) * 12 + chrono::Datelike::month0(&d) as i32);
+            ((c.value() * 100.0).round() as i64, month)
+        })
+        .collect()
 }
 /// Smallest expected count of a chi-square cell.
 const MIN_EXPECTED: f64 = 5.0;
@@ -176,13 +191,14 @@ impl Detector for BenfordFirstDigit {
             })
             .collect();
         let (qt, mt) = (SIGNIFICANCE.at(p.sensitivity), MAD.at(p.sensitivity));
+        let marks = marks(cs);
         let mut out = Vec::new();
         sh.for_each_entity(
             cancel,
             MIN_RECORDS,
             |i| digit[i] > 0,
             |side, id, all| {
-                let Some(members) = judged(cs, side, all) else { return };
+                let Some(members) = judged(&marks, side, all) else { return };
                 let members = &members[..];
                 let n = members.len() as f64;
                 let mut observed = [0f64; 9];

@@ -30,19 +30,29 @@ pub struct DocFreq {
 }
 
 /// A [`DocFreq`] being counted (each text once). Each thread counts into a table of its own,
-/// merged at the end: plain increments let the processor overlap the cache misses of a
-/// table this large, which atomic ones serialise.
+/// merged at the end. A large table is counted one region at a time: each word's slot waits
+/// in its region's batch, and a full batch is counted at once while that region is in cache,
+/// instead of every word costing a cache miss somewhere in the whole table.
 pub struct DocCounter {
     counts: Vec<u32>,
     mask: usize,
     texts: usize,
+    /// Per region of [`REGION`] counts, the slots waiting to be counted (none for a table of
+    /// one region).
+    pending: Vec<Vec<u32>>,
 }
+
+/// Counts per region of a large table (256 KiB of counts).
+const REGION: usize = 1 << 16;
+/// Slots a region's batch holds before they are counted.
+const BATCH: usize = 1 << 14;
 
 impl DocCounter {
     /// An empty table sized for `texts` texts.
     pub fn new(texts: usize) -> DocCounter {
         let size = (4 * texts).next_power_of_two().clamp(1024, MAX_TABLE);
-        DocCounter { counts: vec![0; size], mask: size - 1, texts }
+        let regions = if size > REGION { size / REGION } else { 0 };
+        DocCounter { counts: vec![0; size], mask: size - 1, texts, pending: vec![Vec::new(); regions] }
     }
 
     /// Counts each distinct word of one text, given its word hashes (repeats allowed);
@@ -65,7 +75,7 @@ impl DocCounter {
     /// instead of sorting the text's hashes a second time.
     pub fn add_join_keys(&mut self, keys: &[u64]) {
         for &k in keys {
-            self.counts[slot(k & ((1 << 40) - 1), self.mask)] += 1;
+            self.bump(slot(k & ((1 << 40) - 1), self.mask));
         }
     }
 
@@ -74,22 +84,54 @@ impl DocCounter {
         keys.sort_unstable();
         keys.dedup();
         for &h in keys.iter() {
-            self.counts[slot(h, self.mask)] += 1;
+            self.bump(slot(h, self.mask));
+        }
+    }
+
+    /// Counts one word at `slot`, now or with its region's batch.
+    fn bump(&mut self, slot: usize) {
+        let DocCounter { counts, pending, .. } = self;
+        let Some(batch) = pending.get_mut(slot / REGION) else {
+            counts[slot] += 1;
+            return;
+        };
+        batch.push(slot as u32);
+        if batch.len() >= BATCH {
+            count_batch(counts, batch);
+        }
+    }
+
+    /// Counts every slot still waiting.
+    fn drain(&mut self) {
+        let DocCounter { counts, pending, .. } = self;
+        for batch in pending.iter_mut() {
+            count_batch(counts, batch);
         }
     }
 
     /// Adds the counts of another table of the same dataset.
-    pub fn merge(&mut self, other: DocCounter) {
+    pub fn merge(&mut self, mut other: DocCounter) {
         debug_assert_eq!(self.counts.len(), other.counts.len(), "tables of one dataset");
+        self.drain();
+        other.drain();
         for (a, b) in self.counts.iter_mut().zip(other.counts) {
             *a += b;
         }
     }
 
     /// The frequencies counted.
-    pub fn finish(self) -> DocFreq {
+    pub fn finish(mut self) -> DocFreq {
+        self.drain();
         DocFreq { counts: self.counts, mask: self.mask, texts: self.texts }
     }
+}
+
+/// Counts the slots of one batch and empties it.
+fn count_batch(counts: &mut [u32], batch: &mut Vec<u32>) {
+    for &s in batch.iter() {
+        counts[s as usize] += 1;
+    }
+    batch.clear();
 }
 
 /// The table index of a word hash: bits 24 to 63, so the keys of the similarity join
@@ -227,5 +269,33 @@ mod tests {
         assert!(df.name_different_things(a, b, 0.5));
         assert!(!df.name_different_things(a, c, 0.5), "one side alone has a specific word");
         assert!(!df.name_different_things(a, &a.replace("12", "99"), 0.5));
+    }
+
+    #[test]
+    fn a_large_table_counted_by_region_batches_counts_every_word_once_per_text() {
+        // 100,000 texts: a table of many regions, so words wait in batches before counting.
+        let (mut a, mut b) = (DocCounter::new(100_000), DocCounter::new(100_000));
+        assert!(a.pending.len() > 1);
+        let mask = a.mask;
+        // The same words counted straight into a table of the same size.
+        let mut direct = vec![0u32; mask + 1];
+        let mut seen = Vec::new();
+        for t in 0..40_000u64 {
+            // Each text: a word of its own, a word of every 7th text, a word of all, and a repeat.
+            let keys = [t.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 24, 1_000_000 + t % 7, 42, 42];
+            let mut distinct = keys.to_vec();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for k in distinct {
+                direct[slot(k, mask)] += 1;
+            }
+            let hashes: Vec<u64> = keys.iter().map(|k| k << 24).collect();
+            let counter = if t % 2 == 0 { &mut a } else { &mut b };
+            counter.add(&hashes, &mut seen);
+        }
+        a.merge(b);
+        let df = a.finish();
+        assert_eq!(df.counts, direct);
+        assert!(df.df_of_key(42) >= 40_000);
     }
 }

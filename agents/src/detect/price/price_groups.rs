@@ -158,12 +158,16 @@ pub fn peer_groups(
     let cs = &ds.contracts;
     let n = cs.len();
     let mut logs = Vec::with_capacity(n);
+    // Each contract's log term in days (NaN without one), read in this one pass over the
+    // contracts rather than once per baseline the contract belongs to.
+    let mut log_days = Vec::with_capacity(n);
     for (i, c) in cs.iter().enumerate() {
         if i % 8192 == 0 {
             cancel.check()?;
         }
         let v = price_of(c);
         logs.push(if v > 0.0 && v.is_finite() { v.ln() } else { f64::NAN });
+        log_days.push(days_of(c).map_or(f64::NAN, f64::ln));
     }
     let (mods, mod_names) = intern(cs.iter().map(|c| c.modality.as_str()));
     let valid = |i: usize| logs[i].is_finite() && objects.group_of[i] != NO_GROUP;
@@ -220,7 +224,7 @@ pub fn peer_groups(
         stats.terms = og.terms.clone();
         stats.coherence = og.coherence;
         let pairs: Vec<(f64, f64)> =
-            idx.iter().filter_map(|&i| days_of(&cs[i as usize]).map(|d| (d.ln(), logs[i as usize]))).collect();
+            idx.iter().map(|&i| (log_days[i as usize], logs[i as usize])).filter(|(d, _)| !d.is_nan()).collect();
         stats.term_slope = slope(&pairs);
         scratch.clear();
         scratch.extend(pairs.iter().map(|p| p.0.exp()));
