@@ -152,22 +152,25 @@ impl Detector for UnnaturalPeriodicity {
             return Ok(Vec::new());
         }
         let (organs, suppliers) = (sh.organs(), sh.suppliers());
-        let week = |i: usize| cs[i].signed_on.map(|d| i64::from(d.num_days_from_ce()).div_euclid(7));
+        // Each contract's signing week, read in one pass over the contracts (a pair's contracts
+        // are scattered over the dataset).
+        let weeks: Vec<Option<i64>> =
+            cs.iter().map(|c| c.signed_on.map(|d| i64::from(d.num_days_from_ce()).div_euclid(7))).collect();
+        let week = |i: usize| weeks[i];
         // (organ, supplier) pair key per dated contract, sorted: each pair's contracts are a run.
         let n_sup = suppliers.names.len() as u64;
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let mut keyed: Vec<(u64, u32)> = (0..cs.len())
-            .filter(|&i| organs.ids[i] != NONE && suppliers.ids[i] != NONE && cs[i].signed_on.is_some())
-            .map(|i| (u64::from(organs.ids[i]) * n_sup + u64::from(suppliers.ids[i]), i as u32))
+            .filter(|&i| organs.ids[i] != NONE && suppliers.ids[i] != NONE)
+            .filter_map(|i| {
+                let w = week(i)?;
+                lo = lo.min(w);
+                hi = hi.max(w);
+                Some((u64::from(organs.ids[i]) * n_sup + u64::from(suppliers.ids[i]), i as u32))
+            })
             .collect();
         cancel.check()?;
         keyed.sort_unstable();
-        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-        for &(_, i) in &keyed {
-            if let Some(w) = week(i as usize) {
-                lo = lo.min(w);
-                hi = hi.max(w);
-            }
-        }
         let mut pairs: Vec<((&str, &str), Vec<u32>)> = Vec::new();
         let outside = sh.outside();
         let by_nature = |i: u32| {
