@@ -18,7 +18,7 @@
 //!
 //! `cargo run --release --example bench_load -- --soak N` instead runs N investigations of 200
 //! demo contracts (64 in flight) and 10,000 failed logins against one server whose retention
-//! keeps finished investigations two minutes (pruned every 20 s), printing its RSS and the
+//! keeps finished investigations 30 seconds (pruned every 10 s), printing its RSS and the
 //! store's size on disk twenty times along the way (flat after warm-up means bounded).
 
 use std::process::{Command, Stdio};
@@ -130,9 +130,9 @@ async fn soak(client: &reqwest::Client, runs: usize) -> anyhow::Result<()> {
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
     // Retention as a long-running service has it, compressed in time: finished investigations
-    // are kept two minutes and pruned every 20 s, so "flat after warm-up" covers the store too.
+    // are kept 30 seconds and pruned every 10 s, so "flat after warm-up" covers the store too.
     let retention =
-        [("VIGIA__RETENTION__INVESTIGATIONS_DAYS", "0.0014"), ("VIGIA__RETENTION__PRUNE_INTERVAL_SECS", "20")];
+        [("VIGIA__RETENTION__INVESTIGATIONS_DAYS", "0.00035"), ("VIGIA__RETENTION__PRUNE_INTERVAL_SECS", "10")];
     let mut server = serve_with(dir.path(), port, 200, &retention)?;
     wait_ready(client, &base).await?;
     let token = login(client, &base).await?;

@@ -34,10 +34,11 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
 /// Decodes one record of the events tree (one event, or an array of consecutive ones) into
 /// `out`.
 fn decode_events(bytes: &[u8], out: &mut Vec<InvestigationEvent>) -> Result<(), StorageError> {
-    if bytes.get(1) == Some(&b'[') {
-        out.extend(decode::<Vec<InvestigationEvent>>(bytes)?);
+    let json = super::codec::json_of(bytes)?;
+    if json.first() == Some(&b'[') {
+        out.extend(serde_json::from_slice::<Vec<InvestigationEvent>>(&json)?);
     } else {
-        out.push(decode(bytes)?);
+        out.push(serde_json::from_slice(&json)?);
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! sled lives here and nowhere else. One tree per entity, keys that sort (UUID v7 bytes,
-//! big-endian sequence numbers), values as a version byte followed by JSON.
+//! big-endian sequence numbers), values as a version byte followed by JSON (deflated when large, [`codec`]).
 //!
 //! Trees: investigations, their heads (the small records status and list views read) and
 //! their events; users with an e-mail index; sessions keyed by user
@@ -10,6 +10,7 @@
 
 mod audit;
 mod chat;
+mod codec;
 mod flusher;
 mod investigations;
 mod prune;
@@ -26,6 +27,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+use codec::{decode, encode};
 
 /// Storage failures.
 #[derive(Debug, thiserror::Error)]
@@ -46,9 +49,6 @@ pub enum StorageError {
     #[error("the store is closed")]
     Closed,
 }
-
-/// Version byte of every stored value.
-const VALUE_VERSION: u8 = 1;
 
 /// The embedded store: one sled database, one tree per entity.
 #[derive(Clone)]
@@ -155,13 +155,6 @@ impl Store {
     }
 }
 
-/// Encodes a value with its version byte.
-fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
-    let mut out = vec![VALUE_VERSION];
-    serde_json::to_writer(&mut out, value)?;
-    Ok(out)
-}
-
 /// Reads and decodes one value.
 fn get<T: DeserializeOwned>(tree: &sled::Tree, key: impl AsRef<[u8]>) -> Result<Option<T>, StorageError> {
     tree.get(key)?.map(|v| decode(&v)).transpose()
@@ -193,27 +186,5 @@ fn update<T: Serialize + DeserializeOwned>(
         if tree.compare_and_swap(key, old, bytes)?.is_ok() {
             return Ok(next);
         }
-    }
-}
-
-/// Decodes a value written by [`encode`].
-fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StorageError> {
-    match bytes.split_first() {
-        Some((&VALUE_VERSION, rest)) => Ok(serde_json::from_slice(rest)?),
-        Some((&v, _)) => Err(StorageError::Version(v)),
-        None => Err(StorageError::Version(0)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_round_trip_with_their_version_byte() {
-        let bytes = encode(&vec![1, 2, 3]).unwrap();
-        assert_eq!(bytes[0], VALUE_VERSION);
-        assert_eq!(decode::<Vec<i32>>(&bytes).unwrap(), vec![1, 2, 3]);
-        assert!(matches!(decode::<Vec<i32>>(&[9, b'1']), Err(StorageError::Version(9))));
     }
 }

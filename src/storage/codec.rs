@@ -1,0 +1,96 @@
+//! How values are stored: a version byte, then JSON. Values of [`DEFLATE_FROM`] bytes or more
+//! (an investigation's results, a batch of its events) are stored deflated under their own
+//! version byte: their JSON repeats field names and evidence, and a smaller value is less for
+//! the store to write, keep and rewrite. Values written before compression existed (plain
+//! JSON under [`VALUE_VERSION`], whatever their size) are read as they are.
+
+use std::borrow::Cow;
+use std::io::{Read, Write};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::StorageError;
+
+/// Version byte of a value stored as plain JSON.
+pub(super) const VALUE_VERSION: u8 = 1;
+/// Version byte of a value stored as deflated JSON.
+pub(super) const VALUE_DEFLATED: u8 = 2;
+/// Encoded values at least this large are stored deflated.
+pub(super) const DEFLATE_FROM: usize = 4096;
+
+/// Encodes a value with its version byte (deflated when large).
+pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
+    let mut out = vec![VALUE_VERSION];
+    serde_json::to_writer(&mut out, value)?;
+    if out.len() < DEFLATE_FROM {
+        return Ok(out);
+    }
+    // The version byte first, uncompressed; then the JSON at the fastest level (most of the
+    // gain, repeated names, at a fraction of the time).
+    let mut head = Vec::with_capacity(out.len() / 3 + 16);
+    head.push(VALUE_DEFLATED);
+    let mut deflated = flate2::write::DeflateEncoder::new(head, flate2::Compression::fast());
+    deflated.write_all(&out[1..]).map_err(io)?;
+    deflated.finish().map_err(io)
+}
+
+/// The JSON of a value written by [`encode`] (inflated when it was stored deflated).
+pub(super) fn json_of(bytes: &[u8]) -> Result<Cow<'_, [u8]>, StorageError> {
+    match bytes.split_first() {
+        Some((&VALUE_VERSION, rest)) => Ok(Cow::Borrowed(rest)),
+        Some((&VALUE_DEFLATED, rest)) => {
+            let mut json = Vec::with_capacity(rest.len() * 4);
+            flate2::read::DeflateDecoder::new(rest).read_to_end(&mut json).map_err(io)?;
+            Ok(Cow::Owned(json))
+        }
+        Some((&v, _)) => Err(StorageError::Version(v)),
+        None => Err(StorageError::Version(0)),
+    }
+}
+
+/// Decodes a value written by [`encode`].
+pub(super) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StorageError> {
+    Ok(serde_json::from_slice(&json_of(bytes)?)?)
+}
+
+/// A compression error (writing to memory cannot fail; a corrupt deflated value can).
+fn io(e: std::io::Error) -> StorageError {
+    StorageError::Sled(sled::Error::Io(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip_with_their_version_byte() {
+        let bytes = encode(&vec![1, 2, 3]).unwrap();
+        assert_eq!(bytes[0], VALUE_VERSION);
+        assert_eq!(decode::<Vec<i32>>(&bytes).unwrap(), vec![1, 2, 3]);
+        assert!(matches!(decode::<Vec<i32>>(&[9, b'1']), Err(StorageError::Version(9))));
+    }
+
+    #[test]
+    fn a_large_value_is_stored_deflated_and_reads_back_the_same() {
+        let value: Vec<String> = (0..2_000).map(|i| format!("contrato {i} do fornecedor {}", i % 7)).collect();
+        let bytes = encode(&value).unwrap();
+        assert_eq!(bytes[0], VALUE_DEFLATED);
+        assert!(bytes.len() < serde_json::to_vec(&value).unwrap().len() / 3, "{} bytes", bytes.len());
+        assert_eq!(decode::<Vec<String>>(&bytes).unwrap(), value);
+    }
+
+    #[test]
+    fn a_large_value_written_as_plain_json_before_compression_still_reads() {
+        let value: Vec<u32> = (0..5_000).collect();
+        let mut old = vec![VALUE_VERSION];
+        old.extend(serde_json::to_vec(&value).unwrap());
+        assert!(old.len() >= DEFLATE_FROM);
+        assert_eq!(decode::<Vec<u32>>(&old).unwrap(), value);
+    }
+
+    #[test]
+    fn a_corrupt_deflated_value_is_an_error_not_a_panic() {
+        assert!(decode::<Vec<u32>>(&[VALUE_DEFLATED, 0xFF, 0x00, 0x13]).is_err());
+    }
+}
