@@ -93,6 +93,7 @@ fn marks(cs: &[crate::model::contract::Contract]) -> Vec<(i64, i32)> {
         })
         .collect()
 }
+
 /// Smallest expected count of a chi-square cell.
 const MIN_EXPECTED: f64 = 5.0;
 
