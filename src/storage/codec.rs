@@ -77,7 +77,7 @@ pub(super) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StorageErro
 
 /// A compression error (writing to memory cannot fail; a corrupt deflated value can).
 fn io(e: std::io::Error) -> StorageError {
-    StorageError::Sled(sled::Error::Io(e))
+    StorageError::Compression(e)
 }
 
 #[cfg(test)]

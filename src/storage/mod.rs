@@ -39,6 +39,9 @@ pub enum StorageError {
     /// A value could not be encoded or decoded.
     #[error("codec: {0}")]
     Codec(#[from] serde_json::Error),
+    /// A stored value could not be deflated or inflated (a corrupt compressed value).
+    #[error("compression: {0}")]
+    Compression(std::io::Error),
     /// A value was written by a newer version of Vigia.
     #[error("unsupported value version {0}")]
     Version(u8),

@@ -55,7 +55,7 @@ pub const MIN_MONTHS: usize = 3;
 /// is one amount, not many invented ones), when there are enough of them over enough months
 /// ([`MIN_RECORDS`] or [`MIN_ORGAN_RECORDS`], [`MIN_MONTHS`]).
 ///
-/// `marks` holds, per contract, what this reads of it ([`marks`]): an entity's contracts are
+/// `marks` holds, per contract, what this reads of it ([`mark`]): an entity's contracts are
 /// scattered over the dataset, so two compact arrays are read instead of the contracts.
 fn judged(marks: &[(i64, i32)], side: Side, members: &[u32]) -> Option<Vec<u32>> {
     let min = if side == Side::Organ { MIN_ORGAN_RECORDS } else { MIN_RECORDS };
@@ -79,19 +79,14 @@ fn judged(marks: &[(i64, i32)], side: Side, members: &[u32]) -> Option<Vec<u32>>
     Some(out)
 }
 
-/// The month of a contract without a signing date, in [`marks`].
+/// The month of a contract without a signing date, in [`mark`].
 const NO_MONTH: i32 = i32::MIN;
 
-/// Per contract: its value in cents (distinct amounts are told apart by it) and its signing
-/// month (`year * 12 + month0`, [`NO_MONTH`] without a date).
-fn marks(cs: &[crate::model::contract::Contract]) -> Vec<(i64, i32)> {
-    cs.iter()
-        .map(|c| {
-            let month =
-                c.signed_on.map_or(NO_MONTH, |d| chrono::Datelike::year(&d) * 12 + chrono::Datelike::month0(&d) as i32);
-            ((c.value() * 100.0).round() as i64, month)
-        })
-        .collect()
+/// What [`judged`] reads of a contract: its value in cents (distinct amounts are told apart
+/// by it) and its signing month (`year * 12 + month0`, [`NO_MONTH`] without a date).
+fn mark(c: &crate::model::contract::Contract) -> (i64, i32) {
+    let month = c.signed_on.map_or(NO_MONTH, |d| chrono::Datelike::year(&d) * 12 + chrono::Datelike::month0(&d) as i32);
+    ((c.value() * 100.0).round() as i64, month)
 }
 
 /// Smallest expected count of a chi-square cell.
@@ -178,7 +173,10 @@ impl Detector for BenfordFirstDigit {
         let n_cat = Category::ALL.len();
         let mut digit = vec![0u8; cs.len()];
         let mut per_cat = vec![[0f64; 9]; n_cat];
+        // One pass over the contracts: first digits, and what `judged` reads of each.
+        let mut marks = Vec::with_capacity(cs.len());
         for (i, c) in cs.iter().enumerate() {
+            marks.push(mark(c));
             if let Some(d) = first_digit(c.value()) {
                 digit[i] = d as u8;
                 per_cat[cats[i].index()][d - 1] += 1.0;
@@ -192,7 +190,6 @@ impl Detector for BenfordFirstDigit {
             })
             .collect();
         let (qt, mt) = (SIGNIFICANCE.at(p.sensitivity), MAD.at(p.sensitivity));
-        let marks = marks(cs);
         let mut out = Vec::new();
         sh.for_each_entity(
             cancel,
