@@ -241,13 +241,17 @@ impl Provenance {
 pub struct Results {
     /// Anomalies, most severe first; shared (`Arc`), so results built from outputs already
     /// held (the analysis cache) and the views built from results do not copy them.
-    #[serde(with = "vigia_agents::model::report::shared_vec")]
+    /// (These three are the results' body, which the store keeps apart, once per content:
+    /// absent from a stored record, hence `default`.)
+    #[serde(with = "vigia_agents::model::report::shared_vec", default)]
     pub anomalies: Vec<std::sync::Arc<Anomaly>>,
     /// Summary and risk score.
     pub summary: Summary,
     /// Insights of every agent.
+    #[serde(default)]
     pub insights: Vec<Insight>,
     /// Recommendations.
+    #[serde(default)]
     pub recommendations: Vec<String>,
     /// Agents that ran and finished.
     pub agents_used: Vec<String>,

@@ -23,34 +23,46 @@ pub(super) const DEFLATE_FROM: usize = 32 * 1024;
 
 /// Encodes a value with its version byte (deflated when large).
 pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
-    // Values are serialised into one buffer per thread, kept between calls, so a record of
-    // tens of kilobytes is not grown from a few bytes by repeated reallocation each time.
+    with_json(value, encode_json)
+}
+
+/// Calls `f` with the JSON of `value`. Values are serialised into one buffer per thread, kept
+/// between calls, so a record of tens of kilobytes is not grown from a few bytes by repeated
+/// reallocation each time.
+pub(super) fn with_json<T: Serialize, R>(
+    value: &T,
+    f: impl FnOnce(&[u8]) -> Result<R, StorageError>,
+) -> Result<R, StorageError> {
     thread_local! {
         static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     JSON.with_borrow_mut(|json| {
         json.clear();
-        let encoded = serde_json::to_writer(&mut *json, value).map_err(StorageError::from).and_then(|()| {
-            if json.len() + 1 < DEFLATE_FROM {
-                let mut out = Vec::with_capacity(json.len() + 1);
-                out.push(VALUE_VERSION);
-                out.extend_from_slice(json);
-                return Ok(out);
-            }
-            // The version byte first, uncompressed; then the JSON at the fastest level (most of
-            // the gain, repeated names, at a fraction of the time).
-            let mut head = Vec::with_capacity(json.len() / 3 + 16);
-            head.push(VALUE_DEFLATED);
-            let mut deflated = flate2::write::DeflateEncoder::new(head, flate2::Compression::fast());
-            deflated.write_all(json).map_err(io)?;
-            deflated.finish().map_err(io)
-        });
+        let out = serde_json::to_writer(&mut *json, value).map_err(StorageError::from).and_then(|()| f(json));
         // An unusually large value (a whole dataset's results) does not stay held by the thread.
         if json.capacity() > KEPT_BUFFER {
             *json = Vec::new();
         }
-        encoded
+        out
     })
+}
+
+/// The stored form of JSON already serialised: its version byte, then the JSON as it is or,
+/// when large, deflated.
+pub(super) fn encode_json(json: &[u8]) -> Result<Vec<u8>, StorageError> {
+    if json.len() + 1 < DEFLATE_FROM {
+        let mut out = Vec::with_capacity(json.len() + 1);
+        out.push(VALUE_VERSION);
+        out.extend_from_slice(json);
+        return Ok(out);
+    }
+    // The version byte first, uncompressed; then the JSON at the fastest level (most of the
+    // gain, repeated names, at a fraction of the time).
+    let mut head = Vec::with_capacity(json.len() / 3 + 16);
+    head.push(VALUE_DEFLATED);
+    let mut deflated = flate2::write::DeflateEncoder::new(head, flate2::Compression::fast());
+    deflated.write_all(json).map_err(io)?;
+    deflated.finish().map_err(io)
 }
 
 /// Largest serialisation buffer a thread keeps between values.

@@ -65,13 +65,21 @@ impl Store {
         self.full_reads.load(Ordering::Relaxed)
     }
 
+    /// An investigation from its stored record, with the results body the record left out.
+    fn full(&self, record: &[u8]) -> Result<Investigation, StorageError> {
+        self.full_reads.fetch_add(1, Ordering::Relaxed);
+        let mut inv: Investigation = decode(record)?;
+        self.fill_body(&mut inv)?;
+        Ok(inv)
+    }
+
     /// Rewrites, from the full record, the head of every investigation whose save a crash
     /// interrupted (still marked pending), then clears the marks.
     pub(super) fn repair_pending_heads(&self) -> Result<(), StorageError> {
         for kv in self.heads_pending.iter() {
             let (key, _) = kv?;
             if let Some(value) = self.investigations.get(&key)? {
-                let inv: Investigation = decode(&value)?;
+                let inv = self.full(&value)?;
                 self.heads.insert(&key, encode(&InvestigationHead::from(&inv))?)?;
             }
             self.heads_pending.remove(&key)?;
@@ -85,7 +93,7 @@ impl Store {
         for kv in self.investigations.iter() {
             let (key, value) = kv?;
             if !self.heads.contains_key(&key)? {
-                let inv: Investigation = decode(&value)?;
+                let inv = self.full(&value)?;
                 self.heads.insert(key, encode(&InvestigationHead::from(&inv))?)?;
             }
         }
@@ -96,13 +104,17 @@ impl Store {
 impl InvestigationStore for Store {
     fn save(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
-        let full = encode(inv)?;
+        let full = super::bodies::encode_record(inv)?;
         let head = encode(&InvestigationHead::from(inv))?;
         let key = inv.id.0.as_bytes();
         self.stats.time(
             "investigations.save",
             || -> Result<(), StorageError> {
                 self.heads_pending.insert(&key[..], &[])?;
+                // The body before the record that leaves it out (see `bodies`).
+                if let Some(results) = &inv.results {
+                    self.hold_body(inv.id, results)?;
+                }
                 self.investigations.insert(&key[..], full.as_slice())?;
                 self.heads.insert(&key[..], head.as_slice())?;
                 self.heads_pending.remove(&key[..])?;
@@ -132,8 +144,7 @@ impl InvestigationStore for Store {
             |r| r.as_ref().map_or(0, |v| u64::from(v.is_some())),
         )?;
         let Some(bytes) = found else { return Ok(None) };
-        self.full_reads.fetch_add(1, Ordering::Relaxed);
-        let mut inv: Investigation = decode(&bytes)?;
+        let mut inv = self.full(&bytes)?;
         // A running investigation's progress lives in its head (`save_progress`).
         if !inv.status.is_terminal()
             && let Some(head) = self.head(id)?
@@ -147,16 +158,7 @@ impl InvestigationStore for Store {
     fn list(&self) -> Result<Vec<Investigation>, PortError> {
         self.stats.time(
             "investigations.list",
-            || {
-                self.investigations
-                    .iter()
-                    .values()
-                    .map(|v| {
-                        self.full_reads.fetch_add(1, Ordering::Relaxed);
-                        Ok(decode(&v.map_err(StorageError::from)?)?)
-                    })
-                    .collect()
-            },
+            || self.investigations.iter().values().map(|v| Ok(self.full(&v.map_err(StorageError::from)?)?)).collect(),
             |r: &Result<Vec<Investigation>, PortError>| r.as_ref().map_or(0, |v| v.len() as u64),
         )
     }

@@ -2,13 +2,14 @@
 //! big-endian sequence numbers), values as a version byte followed by JSON (deflated when large, [`codec`]).
 //!
 //! Trees: investigations, their heads (the small records status and list views read) and
-//! their events; users with an e-mail index; sessions keyed by user
+//! their events; results bodies stored once per content ([`bodies`]); users with an e-mail index; sessions keyed by user
 //! then session; revoked token ids; failed-login records; API key digests; the audit log
 //! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist; settings changed
 //! at run time (one JSON value per setting name); chat sessions, their messages and an owner
 //! index.
 
 mod audit;
+mod bodies;
 mod chat;
 mod codec;
 mod flusher;
@@ -48,6 +49,9 @@ pub enum StorageError {
     /// Writes could not be made durable (the flush failed).
     #[error("durability: {0}")]
     Durability(String),
+    /// An investigation's record points to a results body the store does not hold.
+    #[error("the results body {0} is missing")]
+    MissingBody(String),
     /// The store is closing; nothing more is acknowledged.
     #[error("the store is closed")]
     Closed,
@@ -62,6 +66,12 @@ pub struct Store {
     /// Ids whose record and head are being written (see [`investigations`]).
     heads_pending: sled::Tree,
     events: sled::Tree,
+    /// Results bodies, once per content, who holds each and which each record left out
+    /// (see [`bodies`]), and the lock their saves and releases take.
+    bodies: sled::Tree,
+    body_refs: sled::Tree,
+    body_of: sled::Tree,
+    bodies_lock: Arc<std::sync::Mutex<()>>,
     users: sled::Tree,
     users_by_email: sled::Tree,
     sessions: sled::Tree,
@@ -105,6 +115,10 @@ impl Store {
             heads: db.open_tree("investigation_heads")?,
             heads_pending: db.open_tree("investigation_heads_pending")?,
             events: db.open_tree("investigation_events")?,
+            bodies: db.open_tree("result_bodies")?,
+            body_refs: db.open_tree("result_body_refs")?,
+            body_of: db.open_tree("result_body_of")?,
+            bodies_lock: Arc::default(),
             users: db.open_tree("users")?,
             users_by_email: db.open_tree("users_by_email")?,
             sessions: db.open_tree("sessions")?,
@@ -127,6 +141,7 @@ impl Store {
         store.init_audit_count()?;
         store.repair_pending_heads()?;
         store.backfill_heads()?;
+        store.sweep_bodies()?;
         Ok(store)
     }
 

@@ -41,6 +41,8 @@ impl Store {
             // next open gives one back (and the next pruning removes), never a dangling head.
             self.heads.remove(&key)?;
             self.investigations.remove(&key)?;
+            // After the record: a crash in between leaves a hold the next open sweeps.
+            self.drop_body(inv.id)?;
             pruned.investigations += 1;
         }
         Ok(())

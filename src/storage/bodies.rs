@@ -1,0 +1,240 @@
+//! The bulk of an investigation's results (its anomalies with their evidence, the agents'
+//! insights and recommendations: about 90 KB of JSON for 200 demo contracts) stored once per
+//! content, however many investigations hold it. Runs answered from the analysis cache hold the
+//! same findings as the run before them; storing each copy cost most of a run's CPU time
+//! (serialising, deflating and writing 90 KB) for bytes the store already had.
+//!
+//! Three trees: `result_bodies` (SHA-256 of the body's JSON → the body, deflated),
+//! `result_body_refs` (digest then investigation id → nothing: who holds a body) and
+//! `result_body_of` (investigation id → the digest of the body its record leaves out). A body
+//! goes when its last holder is pruned. Writes are ordered so that any prefix of them (what
+//! sled recovers after a crash) leaves at worst a body or a reference that nothing needs, which
+//! [`Store::sweep_bodies`] removes when the store opens; never a record whose body is missing.
+//! The checks and writes of saving and releasing take one lock, so a body is never removed
+//! between a save finding it present and that save's reference being written.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use vigia_agents::model::anomaly::Anomaly;
+use vigia_agents::model::report::Insight;
+
+use super::codec::{decode, encode_json, with_json};
+use super::{StorageError, Store};
+use crate::domain::investigation::{Progress, Provenance, Results};
+use crate::domain::{ErrorInfo, Investigation, InvestigationId, InvestigationRequest, Status};
+
+/// The part of the results stored apart, as written.
+#[derive(Serialize)]
+struct BodyOut<'a> {
+    #[serde(with = "vigia_agents::model::report::shared_vec")]
+    anomalies: &'a [Arc<Anomaly>],
+    insights: &'a [Insight],
+    recommendations: &'a [String],
+}
+
+/// The part of the results stored apart, as read.
+#[derive(Deserialize)]
+struct BodyIn {
+    #[serde(with = "vigia_agents::model::report::shared_vec")]
+    anomalies: Vec<Arc<Anomaly>>,
+    insights: Vec<Insight>,
+    recommendations: Vec<String>,
+}
+
+/// SHA-256 of a body's JSON.
+type Digest32 = [u8; 32];
+
+/// Key of a reference: the body's digest, then the holder's id.
+fn ref_key(digest: &Digest32, id: InvestigationId) -> [u8; 48] {
+    let mut key = [0u8; 48];
+    key[..32].copy_from_slice(digest);
+    key[32..].copy_from_slice(id.0.as_bytes());
+    key
+}
+
+impl Store {
+    /// Stores the body of `results` unless the store has it already and records that `id`
+    /// holds it (releasing the body the investigation held before, if another).
+    pub(super) fn hold_body(&self, id: InvestigationId, results: &Results) -> Result<(), StorageError> {
+        let body = BodyOut {
+            anomalies: &results.anomalies,
+            insights: &results.insights,
+            recommendations: &results.recommendations,
+        };
+        with_json(&body, |json| {
+            let digest: Digest32 = Sha256::digest(json).into();
+            let _guard = self.bodies_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let previous = self.body_of.get(id.0.as_bytes())?;
+            if previous.as_deref() == Some(&digest[..]) {
+                return Ok(());
+            }
+            // Body, then reference, then the pointer: a crash between them leaves a body or a
+            // reference nobody points to, never a pointer without its body.
+            if !self.bodies.contains_key(digest)? {
+                self.bodies.insert(digest, encode_json(json)?)?;
+            }
+            self.body_refs.insert(ref_key(&digest, id), &[])?;
+            self.body_of.insert(id.0.as_bytes(), &digest[..])?;
+            if let Some(old) = previous {
+                self.release(id, &old)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Puts back into `inv` the body its record left out (records written before bodies were
+    /// stored apart carry theirs inline and have none).
+    pub(super) fn fill_body(&self, inv: &mut Investigation) -> Result<(), StorageError> {
+        let Some(results) = inv.results.as_mut() else { return Ok(()) };
+        let Some(digest) = self.body_of.get(inv.id.0.as_bytes())? else { return Ok(()) };
+        let bytes = self.bodies.get(&digest)?.ok_or_else(|| StorageError::MissingBody(hex::encode(&digest)))?;
+        let body: BodyIn = decode(&bytes)?;
+        results.anomalies = body.anomalies;
+        results.insights = body.insights;
+        results.recommendations = body.recommendations;
+        Ok(())
+    }
+
+    /// Drops `id`'s hold on its body (the body goes with its last holder).
+    pub(super) fn drop_body(&self, id: InvestigationId) -> Result<(), StorageError> {
+        let _guard = self.bodies_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(digest) = self.body_of.remove(id.0.as_bytes())? {
+            self.release(id, &digest)?;
+        }
+        Ok(())
+    }
+
+    /// Removes `id`'s reference to `digest`, and the body when no reference is left (the
+    /// caller holds the lock).
+    fn release(&self, id: InvestigationId, digest: &[u8]) -> Result<(), StorageError> {
+        let Ok(digest) = <Digest32>::try_from(digest) else { return Ok(()) };
+        self.body_refs.remove(ref_key(&digest, id))?;
+        if self.body_refs.scan_prefix(digest).next().is_none() {
+            self.bodies.remove(digest)?;
+        }
+        Ok(())
+    }
+
+    /// Removes what an interrupted save or pruning left behind: pointers of investigations
+    /// that no longer exist, references their investigation does not point back to, and
+    /// bodies nobody references. Run when the store opens, before anything is served.
+    pub(super) fn sweep_bodies(&self) -> Result<(), StorageError> {
+        for kv in self.body_of.iter() {
+            let (id, _) = kv?;
+            if !self.investigations.contains_key(&id)? {
+                self.body_of.remove(&id)?;
+            }
+        }
+        for key in self.body_refs.iter().keys() {
+            let key = key?;
+            if self.body_of.get(&key[32..])?.as_deref() != Some(&key[..32]) {
+                self.body_refs.remove(&key)?;
+            }
+        }
+        for digest in self.bodies.iter().keys() {
+            let digest = digest?;
+            if self.body_refs.scan_prefix(&digest).next().is_none() {
+                self.bodies.remove(&digest)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bodies stored (distinct contents held by at least one investigation).
+    pub fn bodies_stored(&self) -> usize {
+        self.bodies.len()
+    }
+}
+
+/// An investigation's record as stored: the investigation with its results' body left out
+/// (held in `result_bodies`). Built by destructuring every field, so a field added to
+/// [`Investigation`] or [`Results`] fails to compile here instead of being silently dropped.
+#[derive(Serialize)]
+struct RecordOut<'a> {
+    id: &'a InvestigationId,
+    user_id: &'a uuid::Uuid,
+    request: &'a InvestigationRequest,
+    params: &'a vigia_agents::DetectionParams,
+    status: &'a Status,
+    progress: &'a Progress,
+    created_at: &'a chrono::DateTime<chrono::Utc>,
+    started_at: &'a Option<chrono::DateTime<chrono::Utc>>,
+    completed_at: &'a Option<chrono::DateTime<chrono::Utc>>,
+    error: &'a Option<ErrorInfo>,
+    results: Option<ResultsOut<'a>>,
+}
+
+/// [`Results`] without its body.
+#[derive(Serialize)]
+struct ResultsOut<'a> {
+    summary: &'a vigia_agents::model::report::Summary,
+    agents_used: &'a [String],
+    agents_failed: &'a [(String, String)],
+    agents_cached: &'a [String],
+    records_analyzed: usize,
+    execution_time_ms: u64,
+    provenance: &'a Provenance,
+    top_suppliers: &'a [(String, f64)],
+}
+
+/// The stored record of `inv` (its results' body is stored by [`Store::hold_body`]).
+pub(super) fn encode_record(inv: &Investigation) -> Result<Vec<u8>, StorageError> {
+    let Investigation {
+        id,
+        user_id,
+        request,
+        params,
+        status,
+        progress,
+        created_at,
+        started_at,
+        completed_at,
+        error,
+        results,
+    } = inv;
+    let results = results.as_ref().map(|r| {
+        let Results {
+            anomalies: _,
+            summary,
+            insights: _,
+            recommendations: _,
+            agents_used,
+            agents_failed,
+            agents_cached,
+            records_analyzed,
+            execution_time_ms,
+            provenance,
+            top_suppliers,
+        } = r;
+        ResultsOut {
+            summary,
+            agents_used,
+            agents_failed,
+            agents_cached,
+            records_analyzed: *records_analyzed,
+            execution_time_ms: *execution_time_ms,
+            provenance,
+            top_suppliers,
+        }
+    });
+    let record = RecordOut {
+        id,
+        user_id,
+        request,
+        params,
+        status,
+        progress,
+        created_at,
+        started_at,
+        completed_at,
+        error,
+        results,
+    };
+    with_json(&record, encode_json)
+}
+
+#[cfg(test)]
+#[path = "bodies_tests.rs"]
+mod tests;
