@@ -12,6 +12,7 @@
 //!   (a real investigation of the demo data per turn, streamed finding by finding; the same
 //!   question each turn, so the analysis cache serves the agents' outputs, then again on a
 //!   server with the analysis cache off);
+//!   (`-- --investigations` measures only the investigation turns, analysis cache on);
 //! - on a fresh server: the peak RSS while 10,000 SSE chat turns are in flight at once, and the
 //!   RSS with 10,000 chat WebSocket connections open at once, each after one turn.
 
@@ -101,6 +102,7 @@ async fn open_sockets(base_ws: &str, n: usize) -> Vec<Socket> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     println!("machine: {} cores, {}", std::thread::available_parallelism()?.get(), std::env::consts::ARCH);
+    let only_investigations = std::env::args().any(|a| a == "--investigations");
     let client = reqwest::Client::builder().pool_max_idle_per_host(1024).build()?;
     let dir = tempfile::tempdir()?;
     let port = free_port()?;
@@ -113,6 +115,15 @@ async fn main() -> anyhow::Result<()> {
 
     println!("| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s |");
     println!("|---|---|---|---|---|---|---|---|");
+    let question = "Investigue contratos do Ministério da Saúde em 2024";
+    if only_investigations {
+        for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
+            level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
+        }
+        server.kill()?;
+        server.wait()?;
+        return Ok(());
+    }
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)] {
         level(&client, &base, "olá, tudo bem?", "conversation", c, n).await;
     }
@@ -123,7 +134,6 @@ async fn main() -> anyhow::Result<()> {
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)] {
         level(&client, &base, regional, "regional analysis (lampião, demo data)", c, n).await;
     }
-    let question = "Investigue contratos do Ministério da Saúde em 2024";
     for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
         level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
     }

@@ -5,6 +5,11 @@
 //! instead of running it again: the spec's in-memory cache tier (five minutes by default,
 //! `agents.analysis_cache_ttl_secs`, 0 turns it off). Bounded by entries and by the anomalies
 //! held, so a million-record analysis never sits here.
+//!
+//! Beside the outputs, the same tier keeps the datasets recent runs filtered out of records
+//! named by a content key (a question's year or value bounds over the demo data or a cached
+//! upstream answer): a run asking the same filters of the same records shares that dataset
+//! instead of copying and filtering the records again. Bounded by entries and records.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,6 +24,11 @@ use crate::domain::bounded::BoundedCache;
 const ENTRIES: usize = 512;
 /// Most anomalies kept, all outputs together; a larger output is not kept.
 const ANOMALIES: usize = 50_000;
+
+/// Most filtered datasets kept.
+const DATASETS: usize = 32;
+/// Most records kept in filtered datasets, all together; a larger dataset is not kept.
+const DATASET_RECORDS: usize = 200_000;
 
 /// The content hash of a dataset (its records as the engine sees them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,12 +68,17 @@ impl Fingerprint {
 pub(crate) struct AnalysisCache {
     ttl: Duration,
     kept: Mutex<BoundedCache<Arc<AgentOutput>>>,
+    filtered: Mutex<BoundedCache<Arc<Dataset>>>,
 }
 
 impl AnalysisCache {
     /// A cache keeping outputs for `ttl` (zero keeps nothing).
     pub fn new(ttl: Duration) -> Self {
-        AnalysisCache { ttl, kept: Mutex::new(BoundedCache::new(ENTRIES, ANOMALIES)) }
+        AnalysisCache {
+            ttl,
+            kept: Mutex::new(BoundedCache::new(ENTRIES, ANOMALIES)),
+            filtered: Mutex::new(BoundedCache::new(DATASETS, DATASET_RECORDS)),
+        }
     }
 
     /// What an agent's output depends on: the records, the agent and the parameters.
@@ -96,6 +111,22 @@ impl AnalysisCache {
         let key = Self::key(data, agent, params);
         // The anomalies are shared with the run that put them, not copied.
         self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
+    }
+
+    /// The dataset filtered out of the records fingerprinted `data` (by their content key and
+    /// the filters): the one kept within the time to live, else `filter()`'s, then kept.
+    pub fn filtered(&self, data: Fingerprint, filter: impl FnOnce() -> Arc<Dataset>) -> Arc<Dataset> {
+        if self.ttl.is_zero() {
+            return filter();
+        }
+        let key = hex::encode(data.0);
+        let lock = || self.filtered.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(kept) = lock().get(&key, self.ttl) {
+            return kept;
+        }
+        let dataset = filter();
+        lock().insert(key, dataset.clone(), dataset.len(), self.ttl);
+        dataset
     }
 
     /// Outputs and anomalies held now.

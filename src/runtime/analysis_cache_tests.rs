@@ -69,3 +69,24 @@ fn the_cache_holds_at_most_its_anomaly_budget_dropping_the_oldest() {
     cache.put(fps[0], AgentId::Anita, &p, &too_big);
     assert!(cache.get(fps[0], AgentId::Anita, &p).is_none(), "an output over a tenth of the budget is not kept");
 }
+
+#[test]
+fn runs_asking_the_same_filters_of_the_same_records_share_one_filtered_dataset() {
+    let cache = AnalysisCache::new(Duration::from_secs(60));
+    let calls = std::cell::Cell::new(0);
+    let filter = || {
+        calls.set(calls.get() + 1);
+        Arc::new(data(7))
+    };
+    let key = |year: u32| Fingerprint::of_key("demo|seed 7", &serde_json::json!({"year": year})).unwrap();
+    let first = cache.filtered(key(2024), filter);
+    let again = cache.filtered(key(2024), filter);
+    assert!(Arc::ptr_eq(&first, &again));
+    assert_eq!(calls.get(), 1);
+    cache.filtered(key(2023), filter);
+    assert_eq!(calls.get(), 2, "other filters are other records");
+    let off = AnalysisCache::new(Duration::ZERO);
+    off.filtered(key(2024), filter);
+    off.filtered(key(2024), filter);
+    assert_eq!(calls.get(), 4, "with the cache off every run filters");
+}

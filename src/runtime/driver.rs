@@ -143,7 +143,13 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     };
     em.phase(Phase::Preprocessing, 0).await;
     let provenance = batch.provenance;
-    let dataset = req.filters.apply_shared(batch.dataset);
+    // Records named by a content key are fingerprinted by that key and the filters, so the
+    // filtered dataset and the agents' outputs over it are shared by the runs that ask alike.
+    let keyed = provenance.content_key.as_deref().and_then(|key| Fingerprint::of_key(key, &req.filters));
+    let dataset = match keyed {
+        Some(data) => deps.analyses.filtered(data, || req.filters.apply_shared(batch.dataset)),
+        None => req.filters.apply_shared(batch.dataset),
+    };
     em.inv_mut().progress.records_processed = dataset.len();
     let found = dataset.spending_len();
     if found < deps.min_records {
@@ -163,10 +169,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     em.phase(Phase::AgentAnalysis, agents.len()).await;
-    let data = match &provenance.content_key {
-        Some(key) => Fingerprint::of_key(key, &req.filters),
-        None => Fingerprint::of(&dataset),
-    };
+    let data = keyed.or_else(|| Fingerprint::of(&dataset));
     let analysis = analyse(deps, em, control, (&dataset, data), &params, &agents, &req.query).await;
     let (mut anomalies, outputs, agents_failed, agents_cached) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();

@@ -12,6 +12,11 @@
 //! [`Store::sweep_bodies`] removes when the store opens; never a record whose body is missing.
 //! The checks and writes of saving and releasing take one lock, so a body is never removed
 //! between a save finding it present and that save's reference being written.
+//!
+//! Recent bodies are also kept decoded in memory (bounded by entries and JSON bytes): a body
+//! never changes under its digest, and the investigations that share one are read back the
+//! moment they finish (a chat answer reads its investigation's findings), so each read would
+//! otherwise inflate and parse the same findings again.
 
 use std::sync::Arc;
 
@@ -20,7 +25,7 @@ use sha2::{Digest, Sha256};
 use vigia_agents::model::anomaly::Anomaly;
 use vigia_agents::model::report::Insight;
 
-use super::codec::{decode, encode_json, with_json};
+use super::codec::{encode_json, with_json};
 use super::{StorageError, Store};
 use crate::domain::investigation::{Progress, Provenance, Results};
 use crate::domain::{ErrorInfo, Investigation, InvestigationId, InvestigationRequest, Status};
@@ -36,7 +41,7 @@ struct BodyOut<'a> {
 
 /// The part of the results stored apart, as read.
 #[derive(Deserialize)]
-struct BodyIn {
+pub(super) struct BodyIn {
     #[serde(with = "vigia_agents::model::report::shared_vec")]
     anomalies: Vec<Arc<Anomaly>>,
     insights: Vec<Insight>,
@@ -45,6 +50,13 @@ struct BodyIn {
 
 /// SHA-256 of a body's JSON.
 type Digest32 = [u8; 32];
+
+/// Most bodies kept decoded in memory.
+pub(super) const DECODED_BODIES: usize = 64;
+/// Most JSON bytes of the bodies kept decoded, all together; a larger body is not kept.
+pub(super) const DECODED_BYTES: usize = 8 << 20;
+/// Bodies never change under their digest: only the bounds drop them.
+const FOREVER: std::time::Duration = std::time::Duration::MAX;
 
 /// Key of a reference: the body's digest, then the holder's id.
 fn ref_key(digest: &Digest32, id: InvestigationId) -> [u8; 48] {
@@ -74,6 +86,12 @@ impl Store {
             // reference nobody points to, never a pointer without its body.
             if !self.bodies.contains_key(digest)? {
                 self.bodies.insert(digest, encode_json(json)?)?;
+                let decoded = BodyIn {
+                    anomalies: results.anomalies.clone(),
+                    insights: results.insights.clone(),
+                    recommendations: results.recommendations.clone(),
+                };
+                self.keep_decoded(&digest, Arc::new(decoded), json.len());
             }
             self.body_refs.insert(ref_key(&digest, id), &[])?;
             self.body_of.insert(id.0.as_bytes(), &digest[..])?;
@@ -89,12 +107,30 @@ impl Store {
     pub(super) fn fill_body(&self, inv: &mut Investigation) -> Result<(), StorageError> {
         let Some(results) = inv.results.as_mut() else { return Ok(()) };
         let Some(digest) = self.body_of.get(inv.id.0.as_bytes())? else { return Ok(()) };
-        let bytes = self.bodies.get(&digest)?.ok_or_else(|| StorageError::MissingBody(hex::encode(&digest)))?;
-        let body: BodyIn = decode(&bytes)?;
-        results.anomalies = body.anomalies;
-        results.insights = body.insights;
-        results.recommendations = body.recommendations;
+        let kept = self.decoded_bodies().get(&hex::encode(&digest), FOREVER);
+        let body = match kept {
+            Some(body) => body,
+            None => {
+                let bytes = self.bodies.get(&digest)?.ok_or_else(|| StorageError::MissingBody(hex::encode(&digest)))?;
+                let json = super::codec::json_of(&bytes)?;
+                let body: Arc<BodyIn> = Arc::new(serde_json::from_slice(&json)?);
+                self.keep_decoded(&digest, body.clone(), json.len());
+                body
+            }
+        };
+        results.anomalies = body.anomalies.clone();
+        results.insights = body.insights.clone();
+        results.recommendations = body.recommendations.clone();
         Ok(())
+    }
+
+    fn decoded_bodies(&self) -> std::sync::MutexGuard<'_, crate::domain::bounded::BoundedCache<Arc<BodyIn>>> {
+        self.decoded.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps a decoded body of `json_len` bytes of JSON in memory.
+    fn keep_decoded(&self, digest: &[u8], body: Arc<BodyIn>, json_len: usize) {
+        self.decoded_bodies().insert(hex::encode(digest), body, json_len, FOREVER);
     }
 
     /// Drops `id`'s hold on its body (the body goes with its last holder).

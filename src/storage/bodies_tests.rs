@@ -33,12 +33,13 @@ fn findings() -> Vec<Arc<Anomaly>> {
     crate::runtime::demo_findings().into_iter().take(12).map(Arc::new).collect()
 }
 
-/// `inv` as the store gives it back: the same JSON as `inv` read through JSON once (serde_json
-/// reads some floats back one unit in the last place off, stored inline or apart alike).
+/// `inv` as the store gives it back: `inv` itself (its body kept decoded since the save) or
+/// `inv` read through JSON once (serde_json reads some floats back one unit in the last place
+/// off, stored inline or apart alike).
 fn assert_reads_back(store: &Store, inv: &Investigation) {
     let read = store.get(inv.id).unwrap().expect("stored");
     let once: Investigation = serde_json::from_str(&serde_json::to_string(inv).unwrap()).unwrap();
-    assert_eq!(serde_json::to_string(&read).unwrap(), serde_json::to_string(&once).unwrap());
+    assert!(read == *inv || serde_json::to_string(&read).unwrap() == serde_json::to_string(&once).unwrap());
     assert_eq!(read.results.as_ref().map(|r| r.anomalies.len()), inv.results.as_ref().map(|r| r.anomalies.len()));
 }
 
@@ -135,15 +136,29 @@ fn what_an_interrupted_save_or_pruning_left_is_swept_when_the_store_opens() {
         store.bodies.insert(orphan_body, super::super::encode(&1).unwrap()).unwrap();
         store.flush_blocking().unwrap();
     }
-    let store = loop {
-        match Store::open(dir.path(), 4) {
-            Ok(store) => break store,
-            Err(e) if e.to_string().contains("lock") => std::thread::sleep(std::time::Duration::from_millis(20)),
-            Err(e) => panic!("{e}"),
-        }
-    };
+    let store = crate::storage::investigations::tests::reopen(dir.path());
     assert!(store.body_of.get(pruned_id.0.as_bytes()).unwrap().is_none());
     assert!(!store.bodies.contains_key(orphan_body).unwrap());
     assert_eq!((store.bodies_stored(), store.body_refs.len()), (1, 1));
     assert_reads_back(&store, &kept);
+}
+
+#[test]
+fn a_body_read_from_disk_is_kept_decoded_for_the_next_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = findings();
+    let (a, b) = (finished(&found, "a"), finished(&found, "b"));
+    {
+        let store = Store::open(dir.path(), 4).unwrap();
+        store.save(&a).unwrap();
+        store.save(&b).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    let store = crate::storage::investigations::tests::reopen(dir.path());
+    assert_eq!(store.decoded_bodies().size().0, 0);
+    assert_reads_back(&store, &a);
+    assert_eq!(store.decoded_bodies().size().0, 1);
+    let (first, second) = (store.get(a.id).unwrap().unwrap(), store.get(b.id).unwrap().unwrap());
+    let (x, y) = (&first.results.unwrap().anomalies, &second.results.unwrap().anomalies);
+    assert!(x.iter().zip(y).all(|(p, q)| Arc::ptr_eq(p, q)), "both read the one decoded body");
 }

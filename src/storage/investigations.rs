@@ -228,13 +228,13 @@ impl InvestigationStore for Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::domain::{EventKind, InvestigationRequest, Phase};
 
     /// Opens a store just closed in this process: sled's I/O threads let go of the directory's
     /// lock a moment after the last handle drops, so a reopen at once may find it still held.
-    fn reopen(dir: &std::path::Path) -> Store {
+    pub(in crate::storage) fn reopen(dir: &std::path::Path) -> Store {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         loop {
             match Store::open(dir, 4) {

@@ -72,6 +72,7 @@ pub struct Store {
     body_refs: sled::Tree,
     body_of: sled::Tree,
     bodies_lock: Arc<std::sync::Mutex<()>>,
+    decoded: Arc<std::sync::Mutex<crate::domain::bounded::BoundedCache<Arc<bodies::BodyIn>>>>,
     users: sled::Tree,
     users_by_email: sled::Tree,
     sessions: sled::Tree,
@@ -119,6 +120,10 @@ impl Store {
             body_refs: db.open_tree("result_body_refs")?,
             body_of: db.open_tree("result_body_of")?,
             bodies_lock: Arc::default(),
+            decoded: Arc::new(std::sync::Mutex::new(crate::domain::bounded::BoundedCache::new(
+                bodies::DECODED_BODIES,
+                bodies::DECODED_BYTES,
+            ))),
             users: db.open_tree("users")?,
             users_by_email: db.open_tree("users_by_email")?,
             sessions: db.open_tree("sessions")?,
