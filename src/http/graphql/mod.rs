@@ -25,7 +25,7 @@ mod subscription;
 mod transport;
 mod types;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::Extension;
@@ -37,12 +37,13 @@ use schema::{Shared, VigiaSchema};
 /// How long an anonymous query's answer is reused.
 pub const CACHE_TTL: Duration = Duration::from_secs(300);
 
-/// What the GraphQL routes share.
+/// What the GraphQL routes share. The schemas are built at their first use, not at start:
+/// building one registers every type of the API (code all over the binary, and memory), and a
+/// service that is never asked a GraphQL question need not hold them.
 pub struct Gql {
-    /// The schema with the configured limits.
-    pub schema: VigiaSchema,
-    /// The schema answering introspection queries (when introspection is on).
-    pub introspection: Option<VigiaSchema>,
+    shared: Shared,
+    schema: OnceLock<VigiaSchema>,
+    introspection: OnceLock<VigiaSchema>,
     /// Answers to anonymous queries.
     pub cache: cache::ResponseCache,
     /// Persisted queries.
@@ -52,16 +53,28 @@ pub struct Gql {
 }
 
 impl Gql {
-    /// The schemas over the state's services.
+    /// The GraphQL state over the state's services.
     pub fn new(state: &AppState, config: &GraphqlConfig) -> Gql {
-        let shared = Shared { services: state.services.clone(), shutdown: state.shutdown.clone() };
         Gql {
-            schema: schema::build(shared.clone(), config),
-            introspection: config.introspection_enabled.then(|| schema::build_introspection(shared, config)),
+            shared: Shared { services: state.services.clone(), shutdown: state.shutdown.clone() },
+            schema: OnceLock::new(),
+            introspection: OnceLock::new(),
             cache: cache::ResponseCache::new(CACHE_TTL),
             persisted: cache::PersistedQueries::default(),
             config: config.clone(),
         }
+    }
+
+    /// The schema with the configured limits.
+    pub fn schema(&self) -> &VigiaSchema {
+        self.schema.get_or_init(|| schema::build(self.shared.clone(), &self.config))
+    }
+
+    /// The schema answering introspection queries, when introspection is on.
+    pub fn introspection(&self) -> Option<&VigiaSchema> {
+        self.config
+            .introspection_enabled
+            .then(|| self.introspection.get_or_init(|| schema::build_introspection(self.shared.clone(), &self.config)))
     }
 }
 

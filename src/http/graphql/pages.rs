@@ -147,7 +147,7 @@ pub struct GraphqlExamples {
 /// `/graphql/health`: the schema answers `{ __typename }`; the limits and switches in force.
 #[utoipa::path(get, path = "/graphql/health", tag = "graphql", responses((status = 200, description = "Healthy, with the limits and switches in force", body = GraphqlHealth), (status = 503, description = "The schema did not answer", body = GraphqlHealth)))]
 pub async fn health(Extension(gql): Extension<Arc<Gql>>) -> Response {
-    let answer = gql.schema.execute("{ __typename }").await;
+    let answer = gql.schema().execute("{ __typename }").await;
     let healthy = answer.is_ok();
     let body = GraphqlHealth {
         status: if healthy { "healthy" } else { "unhealthy" },

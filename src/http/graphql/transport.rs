@@ -147,9 +147,9 @@ fn json_body(body: Bytes, cache: &'static str) -> Response {
 /// The introspection schema for documents that ask for `__schema` or `__type` (when
 /// introspection is on), the limited one otherwise.
 fn schema_for<'a>(gql: &'a Gql, query: &str) -> &'a VigiaSchema {
-    match &gql.introspection {
+    match gql.introspection() {
         Some(s) if introspects(query) => s,
-        _ => &gql.schema,
+        _ => gql.schema(),
     }
 }
 
@@ -176,7 +176,7 @@ async fn subscribe(st: AppState, gql: Arc<Gql>, header_viewer: Viewer, req: Requ
         Ok(u) => u,
         Err(e) => return e.into_response(),
     };
-    let schema = gql.schema.clone();
+    let schema = gql.schema().clone();
     let shutdown = st.shutdown.clone();
     let audit =
         ConnectionAudit { audit: st.services.audit.clone(), client: client_context(&parts.extensions, &parts.headers) };
