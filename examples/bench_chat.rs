@@ -12,7 +12,8 @@
 //!   (a real investigation of the demo data per turn, streamed finding by finding; the same
 //!   question each turn, so the analysis cache serves the agents' outputs, then again on a
 //!   server with the analysis cache off);
-//!   (`-- --investigations` measures only the investigation turns, analysis cache on);
+//!   (`-- --only conversation`, `-- --only regional` or `-- --only investigation` measures
+//!   only those turns, on the one server, analysis cache on);
 //! - on a fresh server: the peak RSS while 10,000 SSE chat turns are in flight at once, and the
 //!   RSS with 10,000 chat WebSocket connections open at once, each after one turn.
 
@@ -102,7 +103,9 @@ async fn open_sockets(base_ws: &str, n: usize) -> Vec<Socket> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     println!("machine: {} cores, {}", std::thread::available_parallelism()?.get(), std::env::consts::ARCH);
-    let only_investigations = std::env::args().any(|a| a == "--investigations");
+    let args: Vec<String> = std::env::args().collect();
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
+    let wanted = |kind: &str| only.as_deref().is_none_or(|o| o == kind);
     let client = reqwest::Client::builder().pool_max_idle_per_host(1024).build()?;
     let dir = tempfile::tempdir()?;
     let port = free_port()?;
@@ -116,29 +119,24 @@ async fn main() -> anyhow::Result<()> {
     println!("| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s |");
     println!("|---|---|---|---|---|---|---|---|");
     let question = "Investigue contratos do Ministério da Saúde em 2024";
-    if only_investigations {
-        for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
-            level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
-        }
-        server.kill()?;
-        server.wait()?;
-        return Ok(());
-    }
-    for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)] {
+    for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)].into_iter().filter(|_| wanted("conversation")) {
         level(&client, &base, "olá, tudo bem?", "conversation", c, n).await;
     }
     // An analysis turn over the demo data that answers without an investigation (lampião's
     // regional spending: the data fetched, the agent run, the answer written and stored).
     let regional = "qual a distribuição regional dos gastos da saúde?";
     turn(&client, &base, regional).await;
-    for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)] {
+    for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("regional")) {
         level(&client, &base, regional, "regional analysis (lampião, demo data)", c, n).await;
     }
-    for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)] {
+    for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)].into_iter().filter(|_| wanted("investigation")) {
         level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
     }
     server.kill()?;
     server.wait()?;
+    if only.is_some() {
+        return Ok(());
+    }
 
     // The same investigation turns with the analysis cache off: every turn runs the agents.
     let dir = tempfile::tempdir()?;
