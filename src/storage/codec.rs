@@ -1,10 +1,11 @@
 //! How values are stored: a version byte, then JSON. Values of [`DEFLATE_FROM`] bytes or more
-//! (an investigation's record with its results, about 90 KB of JSON for 200 demo contracts)
-//! are stored deflated under their own version byte: their JSON repeats field names and
-//! evidence, and a value a fourth the size is less for the store to write, keep and rewrite.
-//! Smaller values (heads, events, chat messages, sessions) stay plain: compressing them would
-//! cost more time than the space it saves. Values written before compression existed (plain
-//! JSON under [`VALUE_VERSION`], whatever their size) are read as they are.
+//! (an investigation's results body, about 90 KB of JSON for 200 demo contracts) and batches of
+//! events of [`EVENTS_DEFLATE_FROM`] bytes or more (a step of a run's findings) are stored
+//! deflated under their own version byte: their JSON repeats field names and evidence, and a
+//! value a fourth the size is less for the store to write, keep and rewrite. Smaller values
+//! (heads, single events, chat messages, sessions) stay plain: compressing them would cost more
+//! time than the space it saves. Values written before compression existed (plain JSON under
+//! [`VALUE_VERSION`], whatever their size) are read as they are.
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
@@ -47,10 +48,25 @@ pub(super) fn with_json<T: Serialize, R>(
     })
 }
 
+/// Encodes a run's batch of events, deflated from [`EVENTS_DEFLATE_FROM`] bytes: the findings
+/// of a step of a run are one record of ten or twenty kilobytes, kept for the retention window
+/// (about half the store's live data under load before they were deflated).
+pub(super) fn encode_events<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
+    with_json(value, |json| encode_json_from(json, EVENTS_DEFLATE_FROM))
+}
+
+/// Encoded event batches at least this large are stored deflated.
+pub(super) const EVENTS_DEFLATE_FROM: usize = 8 * 1024;
+
 /// The stored form of JSON already serialised: its version byte, then the JSON as it is or,
 /// when large, deflated.
 pub(super) fn encode_json(json: &[u8]) -> Result<Vec<u8>, StorageError> {
-    if json.len() + 1 < DEFLATE_FROM {
+    encode_json_from(json, DEFLATE_FROM)
+}
+
+/// [`encode_json`] deflating from `from` bytes.
+fn encode_json_from(json: &[u8], from: usize) -> Result<Vec<u8>, StorageError> {
+    if json.len() + 1 < from {
         let mut out = Vec::with_capacity(json.len() + 1);
         out.push(VALUE_VERSION);
         out.extend_from_slice(json);

@@ -170,7 +170,7 @@ impl InvestigationStore for Store {
         // written before batches hold), several as an array.
         let value = match events {
             [one] => encode(one)?,
-            many => encode(&many)?,
+            many => super::codec::encode_events(&many)?,
         };
         self.stats.time(
             "investigation_events.append",
@@ -296,6 +296,18 @@ pub(super) mod tests {
         }
         assert!(seqs(9).is_empty());
         assert_eq!(store.reserved_seq(id).unwrap(), 300, "the reservation is not an event");
+    }
+
+    #[test]
+    fn a_large_batch_of_events_is_stored_deflated_and_reads_back_event_by_event() {
+        let store = Store::temporary().unwrap();
+        let id = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil()).id;
+        let batch: Vec<InvestigationEvent> = (1..=200).map(progress).collect();
+        store.append_events(id, &batch).unwrap();
+        let raw = store.events.get(event_key(id, 1)).unwrap().unwrap();
+        assert_eq!(raw[0], super::super::codec::VALUE_DEFLATED);
+        assert!(raw.len() < super::super::codec::EVENTS_DEFLATE_FROM);
+        assert_eq!(store.events_after(id, 150).unwrap(), batch[150..].to_vec());
     }
 
     #[test]
