@@ -156,3 +156,63 @@ async fn sigterm_stops_the_server_cleanly_with_exit_status_zero() {
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// Polls an investigation until it completed; its results document.
+async fn completed_results(client: &reqwest::Client, base: &str, token: &str, id: &str) -> Value {
+    for _ in 0..1500 {
+        let r = client.get(format!("{base}/api/v1/investigations/{id}/status")).bearer_auth(token).send().await;
+        if r.unwrap().json::<Value>().await.unwrap()["status"] == "completed" {
+            let r = client.get(format!("{base}/api/v1/investigations/{id}/results")).bearer_auth(token).send().await;
+            return r.unwrap().json().await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{id} did not complete");
+}
+
+/// Rows of a store tree, through the admin database statistics.
+async fn rows(client: &reqwest::Client, base: &str, token: &str, table: &str) -> u64 {
+    let r = client.get(format!("{base}/api/v1/admin/database/database-stats")).bearer_auth(token).send().await;
+    let stats: Value = r.unwrap().json().await.unwrap();
+    let tables = stats["tables"].as_array().unwrap();
+    tables.iter().find(|t| t["name"] == table).and_then(|t| t["rows"].as_u64()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn investigations_that_found_the_same_share_one_stored_body_and_read_it_back_after_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let mut child = serve(dir.path(), port, 600);
+    wait_ready(&client, &base).await;
+    let token = admin_token(&client, &base).await;
+    let first = start_signed(&client, &base, &token).await;
+    let before_first = completed_results(&client, &base, &token, &first).await;
+    // The same question again: the analysis cache answers, with the same findings.
+    let second = start_signed(&client, &base, &token).await;
+    let before_second = completed_results(&client, &base, &token, &second).await;
+    let found = before_first["anomalies"].as_array().unwrap().len();
+    assert!(found > 0, "{before_first}");
+    assert_eq!(before_first["anomalies"], before_second["anomalies"]);
+    assert_eq!(rows(&client, &base, &token, "result_bodies").await, 1, "one body for both");
+    assert_eq!(rows(&client, &base, &token, "result_body_refs").await, 2);
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let mut child = serve(dir.path(), port, 600);
+    wait_ready(&client, &base).await;
+    let token = admin_token(&client, &base).await;
+    for (id, before) in [(&first, &before_first), (&second, &before_second)] {
+        let after = completed_results(&client, &base, &token, id).await;
+        assert_eq!(after["anomalies"].as_array().unwrap().len(), found);
+        assert_eq!(after["insights"], before["insights"]);
+        assert_eq!(after["recommendations"], before["recommendations"]);
+        let ids =
+            |doc: &Value| doc["anomalies"].as_array().unwrap().iter().map(|a| a["id"].clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&after), ids(before));
+    }
+    assert_eq!(rows(&client, &base, &token, "result_bodies").await, 1);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
