@@ -9,7 +9,8 @@
 //! Beside the outputs, the same tier keeps the datasets recent runs filtered out of records
 //! named by a content key (a question's year or value bounds over the demo data or a cached
 //! upstream answer): a run asking the same filters of the same records shares that dataset
-//! instead of copying and filtering the records again. Bounded by entries and records.
+//! instead of copying and filtering the records again. Bounded by entries and records; a
+//! dataset of more than ten thousand records is not kept.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -27,8 +28,12 @@ const ANOMALIES: usize = 50_000;
 
 /// Most filtered datasets kept.
 const DATASETS: usize = 32;
-/// Most records kept in filtered datasets, all together; a larger dataset is not kept.
-const DATASET_RECORDS: usize = 200_000;
+/// Most records kept in filtered datasets, all together.
+const DATASET_RECORDS: usize = 50_000;
+/// Largest filtered dataset kept: filtering is worth saving only where the rest of a run is
+/// cheap (small data, agents answered from the cache); a large one would hold memory for the
+/// time to live to save a small part of a long run.
+const DATASET_MAX: usize = 10_000;
 
 /// The content hash of a dataset (its records as the engine sees them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +130,9 @@ impl AnalysisCache {
             return kept;
         }
         let dataset = filter();
-        lock().insert(key, dataset.clone(), dataset.len(), self.ttl);
+        if dataset.len() <= DATASET_MAX {
+            lock().insert(key, dataset.clone(), dataset.len(), self.ttl);
+        }
         dataset
     }
 

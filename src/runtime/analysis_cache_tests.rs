@@ -90,3 +90,14 @@ fn runs_asking_the_same_filters_of_the_same_records_share_one_filtered_dataset()
     off.filtered(key(2024), filter);
     assert_eq!(calls.get(), 4, "with the cache off every run filters");
 }
+
+#[test]
+fn a_large_filtered_dataset_is_not_kept() {
+    let cache = AnalysisCache::new(Duration::from_secs(60));
+    let big = Arc::new(generate(&DemoSpec { seed: 3, contracts: 6_000, ..DemoSpec::default() }).dataset);
+    assert!(big.len() > DATASET_MAX, "{} records", big.len());
+    let key = Fingerprint::of_key("demo|seed 3", &serde_json::json!({})).unwrap();
+    let first = cache.filtered(key, || big.clone());
+    let again = cache.filtered(key, || Arc::new(data(1)));
+    assert!(Arc::ptr_eq(&first, &big) && !Arc::ptr_eq(&again, &big));
+}
