@@ -86,6 +86,8 @@ impl Store {
             // reference nobody points to, never a pointer without its body.
             if !self.bodies.contains_key(digest)? {
                 self.bodies.insert(digest, encode_json(json)?)?;
+            }
+            if json.len() <= DECODED_BYTES && self.decoded_bodies().get(&hex::encode(digest), FOREVER).is_none() {
                 let decoded = BodyIn {
                     anomalies: results.anomalies.clone(),
                     insights: results.insights.clone(),
