@@ -120,10 +120,9 @@ impl AnalysisCache {
 
     /// The dataset filtered out of the records fingerprinted `data` (by their content key and
     /// the filters): the one kept within the time to live, else `filter()`'s, then kept.
-    pub fn filtered(&self, data: Fingerprint, filter: impl FnOnce() -> Arc<Dataset>) -> Arc<Dataset> {
-        if self.ttl.is_zero() {
-            return filter();
-        }
+    /// Records without a content key (`None`) are filtered each time.
+    pub fn filtered(&self, data: Option<Fingerprint>, filter: impl FnOnce() -> Arc<Dataset>) -> Arc<Dataset> {
+        let Some(data) = data.filter(|_| !self.ttl.is_zero()) else { return filter() };
         let key = hex::encode(data.0);
         let lock = || self.filtered.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(kept) = lock().get(&key, self.ttl) {

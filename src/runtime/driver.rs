@@ -146,10 +146,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     // Records named by a content key are fingerprinted by that key and the filters, so the
     // filtered dataset and the agents' outputs over it are shared by the runs that ask alike.
     let keyed = provenance.content_key.as_deref().and_then(|key| Fingerprint::of_key(key, &req.filters));
-    let dataset = match keyed {
-        Some(data) => deps.analyses.filtered(data, || req.filters.apply_shared(batch.dataset)),
-        None => req.filters.apply_shared(batch.dataset),
-    };
+    let dataset = deps.analyses.filtered(keyed, || req.filters.apply_shared(batch.dataset));
     em.inv_mut().progress.records_processed = dataset.len();
     let found = dataset.spending_len();
     if found < deps.min_records {

@@ -27,6 +27,7 @@ use vigia_agents::model::report::Insight;
 
 use super::codec::{encode_json, with_json};
 use super::{StorageError, Store};
+use crate::domain::bounded::BoundedCache;
 use crate::domain::investigation::{Progress, Provenance, Results};
 use crate::domain::{ErrorInfo, Investigation, InvestigationId, InvestigationRequest, Status};
 
@@ -52,11 +53,24 @@ pub(super) struct BodyIn {
 type Digest32 = [u8; 32];
 
 /// Most bodies kept decoded in memory.
-pub(super) const DECODED_BODIES: usize = 64;
+const DECODED_BODIES: usize = 64;
 /// Most JSON bytes of the bodies kept decoded, all together; a larger body is not kept.
-pub(super) const DECODED_BYTES: usize = 8 << 20;
+const DECODED_BYTES: usize = 8 << 20;
 /// Bodies never change under their digest: only the bounds drop them.
 const FOREVER: std::time::Duration = std::time::Duration::MAX;
+
+/// Recent bodies, decoded, by the hex of their digest.
+pub(super) type DecodedBodies = std::sync::Mutex<BoundedCache<Arc<BodyIn>>>;
+
+/// An empty [`DecodedBodies`] within its bounds.
+pub(super) fn decoded_bodies() -> DecodedBodies {
+    std::sync::Mutex::new(BoundedCache::new(DECODED_BODIES, DECODED_BYTES))
+}
+
+/// The key of a body in [`DecodedBodies`] (and how a missing one is named).
+fn decoded_key(digest: &[u8]) -> String {
+    hex::encode(digest)
+}
 
 /// Key of a reference: the body's digest, then the holder's id.
 fn ref_key(digest: &Digest32, id: InvestigationId) -> [u8; 48] {
@@ -77,6 +91,17 @@ impl Store {
         };
         with_json(&body, |json| {
             let digest: Digest32 = Sha256::digest(json).into();
+            let key = decoded_key(&digest);
+            if json.len() <= DECODED_BYTES && self.decoded_bodies().get(&key, FOREVER).is_none() {
+                let decoded = BodyIn {
+                    anomalies: results.anomalies.clone(),
+                    insights: results.insights.clone(),
+                    recommendations: results.recommendations.clone(),
+                };
+                self.decoded_bodies().insert(key, Arc::new(decoded), json.len(), FOREVER);
+            }
+            // Deflated before the lock is taken (the lock guards only the checks and writes).
+            let deflated = if self.bodies.contains_key(digest)? { None } else { Some(encode_json(json)?) };
             let _guard = self.bodies_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let previous = self.body_of.get(id.0.as_bytes())?;
             if previous.as_deref() == Some(&digest[..]) {
@@ -85,15 +110,12 @@ impl Store {
             // Body, then reference, then the pointer: a crash between them leaves a body or a
             // reference nobody points to, never a pointer without its body.
             if !self.bodies.contains_key(digest)? {
-                self.bodies.insert(digest, encode_json(json)?)?;
-            }
-            if json.len() <= DECODED_BYTES && self.decoded_bodies().get(&hex::encode(digest), FOREVER).is_none() {
-                let decoded = BodyIn {
-                    anomalies: results.anomalies.clone(),
-                    insights: results.insights.clone(),
-                    recommendations: results.recommendations.clone(),
+                let value = match deflated {
+                    Some(value) => value,
+                    // Pruned since it was found (its last holder went): stored again.
+                    None => encode_json(json)?,
                 };
-                self.keep_decoded(&digest, Arc::new(decoded), json.len());
+                self.bodies.insert(digest, value)?;
             }
             self.body_refs.insert(ref_key(&digest, id), &[])?;
             self.body_of.insert(id.0.as_bytes(), &digest[..])?;
@@ -109,14 +131,15 @@ impl Store {
     pub(super) fn fill_body(&self, inv: &mut Investigation) -> Result<(), StorageError> {
         let Some(results) = inv.results.as_mut() else { return Ok(()) };
         let Some(digest) = self.body_of.get(inv.id.0.as_bytes())? else { return Ok(()) };
-        let kept = self.decoded_bodies().get(&hex::encode(&digest), FOREVER);
+        let key = decoded_key(&digest);
+        let kept = self.decoded_bodies().get(&key, FOREVER);
         let body = match kept {
             Some(body) => body,
             None => {
-                let bytes = self.bodies.get(&digest)?.ok_or_else(|| StorageError::MissingBody(hex::encode(&digest)))?;
+                let bytes = self.bodies.get(&digest)?.ok_or_else(|| StorageError::MissingBody(key.clone()))?;
                 let json = super::codec::json_of(&bytes)?;
                 let body: Arc<BodyIn> = Arc::new(serde_json::from_slice(&json)?);
-                self.keep_decoded(&digest, body.clone(), json.len());
+                self.decoded_bodies().insert(key, body.clone(), json.len(), FOREVER);
                 body
             }
         };
@@ -126,13 +149,8 @@ impl Store {
         Ok(())
     }
 
-    fn decoded_bodies(&self) -> std::sync::MutexGuard<'_, crate::domain::bounded::BoundedCache<Arc<BodyIn>>> {
+    fn decoded_bodies(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<BodyIn>>> {
         self.decoded.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Keeps a decoded body of `json_len` bytes of JSON in memory.
-    fn keep_decoded(&self, digest: &[u8], body: Arc<BodyIn>, json_len: usize) {
-        self.decoded_bodies().insert(hex::encode(digest), body, json_len, FOREVER);
     }
 
     /// Drops `id`'s hold on its body (the body goes with its last holder).
@@ -178,11 +196,6 @@ impl Store {
             }
         }
         Ok(())
-    }
-
-    /// Bodies stored (distinct contents held by at least one investigation).
-    pub fn bodies_stored(&self) -> usize {
-        self.bodies.len()
     }
 }
 
