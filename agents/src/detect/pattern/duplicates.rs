@@ -42,9 +42,10 @@ use serde_json::json;
 
 use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::Detector;
-use crate::detect::common::{FxBuild, contract_ref, iso, round4};
-use crate::detect::finding::{Finding, pattern, point};
+use crate::detect::common::{contract_ref, iso, round4};
+use crate::detect::finding::{Finding, point};
 use crate::detect::pattern::doc_freq::DocCounter;
+use crate::detect::pattern::pair_groups::{GroupPairs, group_pairs, pair_patterns};
 use crate::detect::pattern::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 pub use crate::detect::pattern::simjoin::{similarity, word_set};
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
@@ -68,8 +69,6 @@ pub const SIMILARITY: Threshold = Threshold::new(0.95, 0.85, THRESHOLD);
 pub const VALUE_TOLERANCE: f64 = 0.10;
 /// Signing dates within this many days count as close.
 pub const MAX_DAYS: i64 = 60;
-/// Most pairs listed in an anomaly's evidence.
-const MAX_PATTERNS: usize = 20;
 /// Datasets at least this large split the suppliers over threads.
 const PARALLEL_FROM: usize = 20_000;
 
@@ -239,62 +238,6 @@ fn tied_to_supplier(c: &Contract) -> bool {
     crate::detect::legal_grounds::tied_to_supplier(&c.object, &c.supplier.name, public)
 }
 
-/// What the pairs inside a group say.
-pub(super) struct GroupPairs<'p> {
-    /// The pairs whose two contracts are both in the group.
-    pub inside: Vec<&'p Pair>,
-    /// The best pair confidence at the sensitivity given.
-    pub best: f64,
-    /// Highest and lowest similarity.
-    pub max_sim: f64,
-    pub min_sim: f64,
-    /// Largest value difference, as a fraction of the larger value.
-    pub max_vdiff: f64,
-    /// Most days apart.
-    pub max_days: Option<i64>,
-    /// The highest specificity of a pair's shared text.
-    pub specificity: f64,
-}
-
-/// The pairs inside `group` and what they say, at sensitivity `s`.
-pub(super) fn group_pairs<'p>(group: &[usize], pairs: &'p [Pair], s: f64) -> GroupPairs<'p> {
-    let in_group: std::collections::HashSet<usize, FxBuild> = group.iter().copied().collect();
-    let inside: Vec<&Pair> = pairs.iter().filter(|q| in_group.contains(&q.a) && in_group.contains(&q.b)).collect();
-    GroupPairs {
-        best: inside.iter().map(|q| pair_score(q, s)).fold(0.0, f64::max),
-        specificity: inside.iter().map(|q| q.specificity).fold(0.0, f64::max),
-        max_sim: inside.iter().map(|q| q.similarity).fold(0.0, f64::max),
-        min_sim: inside.iter().map(|q| q.similarity).fold(1.0, f64::min),
-        max_vdiff: inside.iter().map(|q| q.value_diff).fold(0.0, f64::max),
-        max_days: inside.iter().filter_map(|q| q.days).max(),
-        inside,
-    }
-}
-
-/// The evidence patterns of a group's pairs (at most [`MAX_PATTERNS`]), each naming both
-/// contracts and their suppliers.
-pub(super) fn pair_patterns(ds: &Dataset, inside: &[&Pair], name: &str) -> Vec<serde_json::Value> {
-    let cs = &ds.contracts;
-    inside
-        .iter()
-        .take(MAX_PATTERNS)
-        .map(|q| {
-            pattern(
-                name,
-                format!("{} and {}", cs[q.a].id, cs[q.b].id),
-                json!({
-                    "contracts": [cs[q.a].id, cs[q.b].id],
-                    "suppliers": [cs[q.a].supplier.document, cs[q.b].supplier.document],
-                    "similarity": round4(q.similarity),
-                    "value_difference": round4(q.value_diff),
-                    "days_apart": q.days,
-                    "text_specificity": round4(q.specificity),
-                }),
-            )
-        })
-        .collect()
-}
-
 fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: usize, p: &DetectionParams) -> Anomaly {
     let cs = &ds.contracts;
     let mut members = group.to_vec();
@@ -399,4 +342,4 @@ fn anomaly(ds: &Dataset, group: &[usize], pairs: &[Pair], supplier_contracts: us
 
 #[cfg(test)]
 #[path = "duplicates_tests.rs"]
-mod tests;
+pub(super) mod tests;

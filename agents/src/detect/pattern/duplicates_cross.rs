@@ -29,9 +29,8 @@ use crate::cancel::{AnalysisError, CancelFlag};
 use crate::detect::common::{contract_ref, iso, round4, supplier_ref};
 use crate::detect::finding::{Finding, point};
 use crate::detect::pattern::doc_freq::DocFreq;
-use crate::detect::pattern::duplicates::{
-    GroupPairs, MAX_DAYS, NAME, SIMILARITY, THRESHOLD, VALUE_TOLERANCE, group_pairs, pair_patterns, pair_score,
-};
+use crate::detect::pattern::duplicates::{MAX_DAYS, NAME, SIMILARITY, THRESHOLD, VALUE_TOLERANCE, pair_score};
+use crate::detect::pattern::pair_groups::{GroupPairs, group_pairs, pair_patterns};
 use crate::detect::pattern::simjoin::{Closeness, Pair, Scratch, components, pairs_in};
 use crate::detect::sensitivity::tidy;
 use crate::detect::shared::{Shared, par_ranges, threads_for};

@@ -9,6 +9,7 @@ pub mod duplicates;
 pub mod duplicates_cross;
 pub mod item_lines;
 pub mod outliers;
+pub mod pair_groups;
 pub mod round_values;
 pub mod service_term;
 pub mod short_contract;
