@@ -129,7 +129,7 @@ async fn main() -> anyhow::Result<()> {
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("regional")) {
         level(&client, &base, regional, "regional analysis (lampião, demo data)", c, n).await;
     }
-    for (c, n) in [(1, 50), (100, 1_000), (1_000, 2_000)].into_iter().filter(|_| wanted("investigation")) {
+    for (c, n) in [(1, 100), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("investigation")) {
         level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
     }
     server.kill()?;

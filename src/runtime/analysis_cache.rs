@@ -118,6 +118,12 @@ impl AnalysisCache {
         self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
     }
 
+    /// Whether [`AnalysisCache::filtered`] would answer `data` from what it keeps now.
+    pub fn has_filtered(&self, data: Option<Fingerprint>) -> bool {
+        let Some(data) = data.filter(|_| !self.ttl.is_zero()) else { return false };
+        self.filtered.lock().unwrap_or_else(PoisonError::into_inner).get(&hex::encode(data.0), self.ttl).is_some()
+    }
+
     /// The dataset filtered out of the records fingerprinted `data` (by their content key and
     /// the filters): the one kept within the time to live, else `filter()`'s, then kept.
     /// Records without a content key (`None`) are filtered each time.

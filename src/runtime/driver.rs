@@ -17,7 +17,7 @@ use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset,
 
 use super::analysis_cache::{AnalysisCache, Fingerprint};
 use super::direct::run_job;
-use super::emitter::Emitter;
+use super::emitter::{Emitter, RunKind};
 use super::events::EventHub;
 use super::host::Job;
 use super::pool::PoolMsg;
@@ -101,10 +101,10 @@ pub(crate) fn plan(params: &DetectionParams, implemented: &[AgentId]) -> Vec<Age
 }
 
 /// Runs one investigation to its end and writes the final state.
-pub(crate) async fn run(deps: DriverDeps, inv: Investigation, control: Arc<RunControl>) {
+pub(crate) async fn run(deps: DriverDeps, inv: Investigation, kind: RunKind, control: Arc<RunControl>) {
     let id = inv.id;
     deps.hub.begin(id);
-    let mut em = Emitter::new(deps.store.clone(), deps.hub.clone(), inv);
+    let mut em = Emitter::new(deps.store.clone(), deps.hub.clone(), inv, kind);
     let started = std::time::Instant::now();
     let outcome = drive(&deps, &mut em, &control, started).await;
     let (status, results, error) = outcome_parts(outcome);
@@ -141,11 +141,17 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         Ok(b) => b,
         Err(e) => return failed("DATA_UNAVAILABLE", format!("no data could be collected: {e}"), true),
     };
-    em.phase(Phase::Preprocessing, 0).await;
     let provenance = batch.provenance;
     // Records named by a content key are fingerprinted by that key and the filters, so the
     // filtered dataset and the agents' outputs over it are shared by the runs that ask alike.
     let keyed = provenance.content_key.as_deref().and_then(|key| Fingerprint::of_key(key, &req.filters));
+    // A filtered dataset already shared takes no preprocessing: its progress goes out with the
+    // next step's.
+    if deps.analyses.has_filtered(keyed) {
+        em.queue_phases(&[Phase::Preprocessing]);
+    } else {
+        em.phase(Phase::Preprocessing, 0).await;
+    }
     let dataset = deps.analyses.filtered(keyed, || req.filters.apply_shared(batch.dataset));
     em.inv_mut().progress.records_processed = dataset.len();
     let found = dataset.spending_len();
@@ -213,8 +219,9 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         anomalies.truncate(max as usize);
     }
     let results = partial(anomalies, insights, recommendations, agents_used, agents_failed);
-    // Ranking, aggregation and the report take no time of their own: one write for the three.
-    em.phases(&[Phase::PatternDetection, Phase::ResultAggregation, Phase::ReportGeneration]).await;
+    // Ranking, aggregation and the report take no time of their own: their progress is
+    // written with the terminal event, in the final write.
+    em.queue_phases(&[Phase::PatternDetection, Phase::ResultAggregation, Phase::ReportGeneration]);
     Outcome::Done(Box::new(results))
 }
 

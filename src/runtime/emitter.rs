@@ -7,7 +7,11 @@
 //! is published, and a resumed run numbers its events after the last reservation: a client
 //! sees a gap in the numbers (the restart marker), never the same number twice. A resumed run
 //! does not emit again an anomaly whose event is stored, and its anomaly count is recounted
-//! from the stored events.
+//! from the stored events. A fresh run has no events: it numbers from 1, within the first block
+//! its starter reserved in the same flush that made the investigation durable.
+//!
+//! Progress of a step that takes no time of its own can be queued: it is written and
+//! published with the next emission, in the same write.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -22,7 +26,7 @@ use crate::domain::ports::InvestigationStore;
 use crate::domain::{ErrorInfo, EventKind, Investigation, InvestigationEvent, Phase, Status};
 
 /// Sequence numbers reserved at a time (one durable write and flush per block).
-pub(crate) const SEQ_BLOCK: u64 = 256;
+pub const SEQ_BLOCK: u64 = 256;
 
 pub(crate) struct Emitter {
     store: Arc<dyn InvestigationStore>,
@@ -33,19 +37,36 @@ pub(crate) struct Emitter {
     reserved: u64,
     /// Anomalies already emitted (stored by an earlier run of the same investigation).
     seen: HashSet<String>,
+    /// Events queued for the next emission.
+    pending: Vec<EventKind>,
+}
+
+/// Whether a run is the first of its investigation or continues one a crash or a shutdown
+/// interrupted (or ends one that may have run before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    /// Just started: no event of it exists.
+    Fresh,
+    /// May have stored and published events before.
+    Resumed,
 }
 
 impl Emitter {
-    /// Continues the numbering after every number an earlier run may have published (a
-    /// resumed run), and remembers the anomalies it stored.
-    pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, mut inv: Investigation) -> Self {
-        let stored = store.events_after(inv.id, 0).unwrap_or_else(|e| {
-            tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
-            Vec::new()
-        });
+    /// A fresh run numbers from 1 within what its starter reserved; a resumed run continues the
+    /// numbering after every number an earlier run may have published, and remembers the
+    /// anomalies it stored.
+    pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, mut inv: Investigation, kind: RunKind) -> Self {
         let reserved = store.reserved_seq(inv.id).unwrap_or_else(|e| {
             tracing::error!(investigation = %inv.id, error = %e, "could not read the reserved sequence");
             0
+        });
+        if kind == RunKind::Fresh {
+            let (seen, pending) = (HashSet::new(), Vec::new());
+            return Emitter { store, hub, inv, seq: 0, reserved, seen, pending };
+        }
+        let stored = store.events_after(inv.id, 0).unwrap_or_else(|e| {
+            tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
+            Vec::new()
         });
         let seq = stored.last().map_or(0, |e| e.seq).max(reserved);
         let seen: HashSet<String> = stored
@@ -58,7 +79,7 @@ impl Emitter {
         if seq > 0 {
             inv.progress.anomalies_found = seen.len();
         }
-        Emitter { store, hub, inv, seq, reserved: seq, seen }
+        Emitter { store, hub, inv, seq, reserved: seq, seen, pending: Vec::new() }
     }
 
     pub fn inv(&self) -> &Investigation {
@@ -74,10 +95,13 @@ impl Emitter {
         self.emit_all(vec![kind]).await;
     }
 
-    /// Persists the investigation and the events in one write, then publishes them in order:
-    /// what one step of a run produced at once (an agent's findings, insights and progress)
-    /// costs one insert, not one per event.
-    pub async fn emit_all(&mut self, kinds: Vec<EventKind>) {
+    /// Persists the investigation and the events (after any queued) in one write, then
+    /// publishes them in order: what one step of a run produced at once (an agent's findings,
+    /// insights and progress) costs one insert, not one per event.
+    pub async fn emit_all(&mut self, mut kinds: Vec<EventKind>) {
+        if !self.pending.is_empty() {
+            kinds.splice(0..0, std::mem::take(&mut self.pending));
+        }
         if kinds.is_empty() {
             return;
         }
@@ -143,6 +167,15 @@ impl Emitter {
     pub async fn phases(&mut self, phases: &[Phase]) {
         let events = phases.iter().map(|p| self.phase_event(*p, 0)).collect();
         self.emit_all(events).await;
+    }
+
+    /// Enters each phase in turn (steps that take no time of their own), their events queued
+    /// for the next emission: written and published with it, in the same write.
+    pub fn queue_phases(&mut self, phases: &[Phase]) {
+        for p in phases {
+            let event = self.phase_event(*p, 0);
+            self.pending.push(event);
+        }
     }
 
     /// Moves to `phase` (the previous one completed) and returns its progress event.
@@ -240,8 +273,10 @@ impl Emitter {
                 EventKind::Error { code: e.code, message: e.message, recoverable: e.recoverable }
             }
         };
-        self.reserve(1).await;
-        let events = self.persist(vec![terminal]);
+        let mut kinds = std::mem::take(&mut self.pending);
+        kinds.push(terminal);
+        self.reserve(kinds.len() as u64).await;
+        let events = self.persist(kinds);
         if let Err(e) = self.store.flush().await {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not flush the store");
         }

@@ -34,7 +34,8 @@ use tokio::sync::watch;
 use vigia_agents::{AgentId, AgentOutput, CancelFlag, Dataset, DetectionParams, FindingsCache};
 
 use driver::DriverDeps;
-pub use events::EventHub;
+pub use emitter::{RunKind, SEQ_BLOCK};
+pub use events::{EventHub, Subscription};
 pub use host::AgentFactory;
 use orchestrator::{OrchMsg, Orchestrator};
 use pool::{AgentPool, PoolArgs, PoolMsg};
@@ -194,7 +195,11 @@ impl RuntimeHandle {
                 deps.agents.analysis_cache_ttl_secs,
             ))),
         };
-        let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
+        // On the work pool, with the runs it spawns and the chat turns that start them: a start
+        // is then answered without waking the request threads.
+        let (orchestrator, _) = work::spawn(Actor::spawn(None, Orchestrator, driver))
+            .await
+            .map_err(|e| ractor::SpawnErr::StartupFailed(e.to_string().into()))??;
         Ok(RuntimeHandle {
             pool,
             orchestrator,
@@ -208,10 +213,12 @@ impl RuntimeHandle {
         })
     }
 
-    /// Starts running an investigation already saved as `processing`. `false` when the
-    /// runtime is draining or the investigation already runs.
-    pub async fn start_investigation(&self, inv: Investigation) -> Result<bool, RuntimeError> {
-        call(&self.orchestrator, "orchestrator", |r| OrchMsg::Start(Box::new(inv), r)).await
+    /// Starts running an investigation already saved as `processing`: a fresh one (its first
+    /// [`SEQ_BLOCK`] event numbers reserved by the caller with the save, or not), or one
+    /// resumed after an interruption. `false` when the runtime is draining or the
+    /// investigation already runs.
+    pub async fn start_investigation(&self, inv: Investigation, kind: RunKind) -> Result<bool, RuntimeError> {
+        call(&self.orchestrator, "orchestrator", |r| OrchMsg::Start(Box::new(inv), kind, r)).await
     }
 
     /// Cancels a running investigation; resolves when it has stopped (or after `wait`).
@@ -229,7 +236,7 @@ impl RuntimeHandle {
     /// on it ends, and the final state is durable. Answers the final state.
     pub async fn cancel_idle(&self, inv: Investigation) -> Investigation {
         let id = inv.id;
-        let mut em = emitter::Emitter::new(self.store.clone(), self.hub.clone(), inv);
+        let mut em = emitter::Emitter::new(self.store.clone(), self.hub.clone(), inv, RunKind::Resumed);
         em.finish((crate::domain::Status::Cancelled, None, None)).await;
         self.hub.close(id);
         em.inv().clone()

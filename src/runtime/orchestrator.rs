@@ -10,10 +10,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::driver::{self, DriverDeps, RunControl};
+use super::emitter::RunKind;
 use crate::domain::{Investigation, InvestigationId};
 
 pub(crate) enum OrchMsg {
-    Start(Box<Investigation>, RpcReplyPort<bool>),
+    Start(Box<Investigation>, RunKind, RpcReplyPort<bool>),
     /// Cancels; replies with a receiver that turns true when the run has stopped, or `None`
     /// when the investigation is not running here.
     Cancel(InvestigationId, RpcReplyPort<Option<watch::Receiver<bool>>>),
@@ -54,7 +55,7 @@ impl Actor for Orchestrator {
 
     async fn handle(&self, me: ActorRef<OrchMsg>, msg: OrchMsg, st: &mut OrchState) -> Result<(), ActorProcessingErr> {
         match msg {
-            OrchMsg::Start(inv, reply) => {
+            OrchMsg::Start(inv, kind, reply) => {
                 if st.draining || st.runs.contains_key(&inv.id) {
                     let _ = reply.send(false);
                     return Ok(());
@@ -67,7 +68,7 @@ impl Actor for Orchestrator {
                 // On the work pool (below the request threads' priority), with the demo data it
                 // generates on that pool's blocking threads.
                 let task = super::work::spawn(async move {
-                    driver::run(deps, *inv, c).await;
+                    driver::run(deps, *inv, kind, c).await;
                     let _ = done_tx.send(true);
                     let _ = me.cast(OrchMsg::Finished(id));
                 });

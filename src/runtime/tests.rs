@@ -89,7 +89,7 @@ async fn start(rt: &RuntimeHandle, store: &Store) -> crate::domain::Investigatio
     use crate::domain::ports::InvestigationStore;
     let inv = crate::domain::Investigation::start(InvestigationRequest::new("contratos da saúde"), uuid::Uuid::nil());
     store.save(&inv).unwrap();
-    assert!(rt.start_investigation(inv.clone()).await.unwrap());
+    assert!(rt.start_investigation(inv.clone(), RunKind::Fresh).await.unwrap());
     inv
 }
 
@@ -315,7 +315,7 @@ async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_s
     // The crashed run had reserved numbers up to 300 and may have published some of them.
     store.reserve_seq(inv.id, 300).unwrap();
     let store: Arc<dyn InvestigationStore> = Arc::new(store);
-    let mut em = emitter::Emitter::new(store.clone(), events::EventHub::default(), inv.clone());
+    let mut em = emitter::Emitter::new(store.clone(), events::EventHub::default(), inv.clone(), RunKind::Resumed);
     assert_eq!(em.inv().progress.anomalies_found, 1, "recounted from the stored events");
     assert!(em.anomaly_event(&a, &std::collections::HashMap::new()).is_none());
     assert!(store.events_after(inv.id, 1).unwrap().is_empty(), "a stored anomaly is not emitted again");
@@ -324,6 +324,21 @@ async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_s
     let next = store.events_after(inv.id, 1).unwrap();
     assert_eq!(next.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![301], "numbered after the reservation");
     assert!(store.reserved_seq(inv.id).unwrap() >= 301 + emitter::SEQ_BLOCK - 1);
+}
+
+#[tokio::test]
+async fn a_fresh_run_numbers_its_events_from_one_within_the_block_its_starter_reserved() {
+    use crate::domain::ports::InvestigationStore;
+    let (rt, store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
+    let inv = crate::domain::Investigation::start(InvestigationRequest::new("contratos da saúde"), uuid::Uuid::nil());
+    store.save(&inv).unwrap();
+    store.reserve_seq(inv.id, SEQ_BLOCK).unwrap();
+    assert!(rt.start_investigation(inv.clone(), RunKind::Fresh).await.unwrap());
+    finished(&store, inv.id).await;
+    let seqs: Vec<u64> = store.events_after(inv.id, 0).unwrap().iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "numbered from one, without gaps");
+    assert!(seqs.len() < SEQ_BLOCK as usize);
+    assert_eq!(store.reserved_seq(inv.id).unwrap(), SEQ_BLOCK, "no reservation of its own");
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use crate::domain::{
     Status,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::runtime::{RuntimeHandle, ShutdownSignal};
+use crate::runtime::{RunKind, RuntimeHandle, SEQ_BLOCK, ShutdownSignal, Subscription};
 use crate::storage::Store;
 use crate::upstream::Provider;
 
@@ -99,6 +99,28 @@ impl InvestigationService {
     /// nil): that is for in-process callers only, the chat on behalf of an anonymous chat user
     /// and the CLI's one-shot runs; the HTTP route requires a signed-in caller.
     pub async fn start(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Started> {
+        let inv = self.prepare(request, owner).await?;
+        self.launch(inv).await
+    }
+
+    /// [`InvestigationService::start`], with the stream of the run's events from its first:
+    /// subscribed before the run starts, so every event arrives live and none is read back from
+    /// the store (unless the stream falls behind).
+    pub async fn start_watched(
+        &self,
+        request: InvestigationRequest,
+        owner: Option<&Principal>,
+    ) -> Result<(Started, impl Stream<Item = InvestigationEvent> + Send + use<>)> {
+        let inv = self.prepare(request, owner).await?;
+        let live = self.runtime.subscribe(inv.id);
+        let id = inv.id;
+        let started = self.launch(inv).await?;
+        Ok((started, self.events(id, 0, live, Vec::new())))
+    }
+
+    /// Checks the caller, the request and the capacity, then saves the investigation durably
+    /// with its first event numbers reserved.
+    async fn prepare(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Investigation> {
         if let Some(p) = owner {
             p.require(Permission::WriteInvestigations)?;
         }
@@ -124,8 +146,16 @@ impl InvestigationService {
         }
         let inv = Investigation::start(request, user_id);
         self.store.save(&inv).map_err(Error::internal)?;
+        // The run's first event numbers are reserved in the same flush (its first events then
+        // need none of their own).
+        self.store.reserve_seq(inv.id, SEQ_BLOCK).map_err(Error::internal)?;
         self.store.flush().await.map_err(Error::internal)?;
-        if !self.runtime.start_investigation(inv.clone()).await.map_err(Error::internal)? {
+        Ok(inv)
+    }
+
+    /// Starts the run of a prepared investigation.
+    async fn launch(&self, inv: Investigation) -> Result<Started> {
+        if !self.runtime.start_investigation(inv.clone(), RunKind::Fresh).await.map_err(Error::internal)? {
             return Err(Error::new(
                 ErrorCode::ServiceUnavailable,
                 "the service is shutting down; the investigation will run after restart",
@@ -154,7 +184,7 @@ impl InvestigationService {
         for head in all.into_iter().filter(|h| !h.status.is_terminal()) {
             let Some(inv) = self.store.get(head.id).map_err(Error::internal)? else { continue };
             tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
-            if self.runtime.start_investigation(inv).await.map_err(Error::internal)? {
+            if self.runtime.start_investigation(inv, RunKind::Resumed).await.map_err(Error::internal)? {
                 resumed += 1;
             }
         }
@@ -320,12 +350,24 @@ impl InvestigationService {
         viewer: Option<&Principal>,
     ) -> Result<impl Stream<Item = InvestigationEvent> + Send + use<>> {
         self.head(id, viewer)?;
-        let mut live = self.runtime.subscribe(id);
+        let live = self.runtime.subscribe(id);
+        let replay = self.store.events_after(id, last_event_id).unwrap_or_default();
+        Ok(self.events(id, last_event_id, live, replay))
+    }
+
+    /// The events after `last`: `replay` (read from the store once `live` was subscribed), then
+    /// the live ones, reading from the store again what a lagging subscription missed.
+    fn events(
+        &self,
+        id: InvestigationId,
+        last: u64,
+        mut live: Subscription,
+        mut replay: Vec<InvestigationEvent>,
+    ) -> impl Stream<Item = InvestigationEvent> + Send + use<> {
         let store = self.store.clone();
         let shutdown = self.shutdown.clone();
-        Ok(async_stream::stream! {
-            let mut last = last_event_id;
-            let mut replay = store.events_after(id, last).unwrap_or_default();
+        async_stream::stream! {
+            let mut last = last;
             loop {
                 for event in replay.drain(..) {
                     if event.seq <= last { continue; }
@@ -349,7 +391,7 @@ impl InvestigationService {
                     }
                 }
             }
-        })
+        }
     }
 }
 

@@ -16,9 +16,13 @@
 //! Recent bodies are also kept decoded in memory (bounded by entries and JSON bytes): a body
 //! never changes under its digest, and the investigations that share one are read back the
 //! moment they finish (a chat answer reads its investigation's findings), so each read would
-//! otherwise inflate and parse the same findings again.
+//! otherwise inflate and parse the same findings again. The latest bodies saved are remembered
+//! with their digests: a run answered from the analysis cache holds the very findings (the same
+//! shared anomalies) of the run before it, and is known by comparing them, without serialising
+//! and hashing 90 KB again.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -59,12 +63,60 @@ const DECODED_BYTES: usize = 8 << 20;
 /// Bodies never change under their digest: only the bounds drop them.
 const FOREVER: std::time::Duration = std::time::Duration::MAX;
 
-/// Recent bodies, decoded, by the hex of their digest.
-pub(super) type DecodedBodies = std::sync::Mutex<BoundedCache<Arc<BodyIn>>>;
+/// Latest bodies saved, remembered with their digests.
+const RECENT_BODIES: usize = 8;
+
+/// A body saved lately: its digest, the body and the length of its JSON.
+type Recent = (Digest32, Arc<BodyIn>, usize);
+
+/// Recent bodies, decoded, by the hex of their digest; and the latest saved, with theirs.
+pub(super) struct DecodedBodies {
+    by_digest: Mutex<BoundedCache<Arc<BodyIn>>>,
+    recent: Mutex<VecDeque<Recent>>,
+}
 
 /// An empty [`DecodedBodies`] within its bounds.
 pub(super) fn decoded_bodies() -> DecodedBodies {
-    std::sync::Mutex::new(BoundedCache::new(DECODED_BODIES, DECODED_BYTES))
+    DecodedBodies {
+        by_digest: Mutex::new(BoundedCache::new(DECODED_BODIES, DECODED_BYTES)),
+        recent: Mutex::new(VecDeque::with_capacity(RECENT_BODIES)),
+    }
+}
+
+impl DecodedBodies {
+    /// The digest of `results`' body if it is one of the latest saved: the same anomalies (the
+    /// shared values themselves, which cannot change while held here) and equal insights and
+    /// recommendations.
+    fn known(&self, results: &Results) -> Option<Recent> {
+        let recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = recent.iter().find(|(_, body, _)| {
+            body.anomalies.len() == results.anomalies.len()
+                && body.anomalies.iter().zip(&results.anomalies).all(|(a, b)| Arc::ptr_eq(a, b))
+                && body.insights == results.insights
+                && body.recommendations == results.recommendations
+        });
+        found.cloned()
+    }
+
+    /// Keeps a body decoded under `digest` (if within the bounds) and remembers it as saved.
+    fn saved(&self, (digest, body, len): Recent) {
+        if len > DECODED_BYTES {
+            return;
+        }
+        let key = decoded_key(&digest);
+        let mut decoded = self.by_digest.lock().unwrap_or_else(PoisonError::into_inner);
+        if decoded.get(&key, FOREVER).is_none() {
+            decoded.insert(key, body.clone(), len, FOREVER);
+        }
+        drop(decoded);
+        let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        if !recent.iter().any(|r| r.0 == digest) {
+            if recent.len() == RECENT_BODIES {
+                recent.pop_back();
+            }
+            recent.push_front((digest, body, len));
+        }
+    }
 }
 
 /// The key of a body in [`DecodedBodies`] (and how a missing one is named).
@@ -89,41 +141,56 @@ impl Store {
             insights: &results.insights,
             recommendations: &results.recommendations,
         };
+        if let Some(known) = self.decoded.known(results) {
+            let digest = known.0;
+            // Kept decoded again if the bounds had let it go.
+            self.decoded.saved(known);
+            return self.hold(id, digest, None, || with_json(&body, encode_json));
+        }
         with_json(&body, |json| {
             let digest: Digest32 = Sha256::digest(json).into();
-            let key = decoded_key(&digest);
-            if json.len() <= DECODED_BYTES && self.decoded_bodies().get(&key, FOREVER).is_none() {
-                let decoded = BodyIn {
-                    anomalies: results.anomalies.clone(),
-                    insights: results.insights.clone(),
-                    recommendations: results.recommendations.clone(),
-                };
-                self.decoded_bodies().insert(key, Arc::new(decoded), json.len(), FOREVER);
-            }
+            let decoded = BodyIn {
+                anomalies: results.anomalies.clone(),
+                insights: results.insights.clone(),
+                recommendations: results.recommendations.clone(),
+            };
+            self.decoded.saved((digest, Arc::new(decoded), json.len()));
             // Deflated before the lock is taken (the lock guards only the checks and writes).
             let deflated = if self.bodies.contains_key(digest)? { None } else { Some(encode_json(json)?) };
-            let _guard = self.bodies_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let previous = self.body_of.get(id.0.as_bytes())?;
-            if previous.as_deref() == Some(&digest[..]) {
-                return Ok(());
-            }
-            // Body, then reference, then the pointer: a crash between them leaves a body or a
-            // reference nobody points to, never a pointer without its body.
-            if !self.bodies.contains_key(digest)? {
-                let value = match deflated {
-                    Some(value) => value,
-                    // Pruned since it was found (its last holder went): stored again.
-                    None => encode_json(json)?,
-                };
-                self.bodies.insert(digest, value)?;
-            }
-            self.body_refs.insert(ref_key(&digest, id), &[])?;
-            self.body_of.insert(id.0.as_bytes(), &digest[..])?;
-            if let Some(old) = previous {
-                self.release(id, &old)?;
-            }
-            Ok(())
+            self.hold(id, digest, deflated, || encode_json(json))
         })
+    }
+
+    /// Records that `id` holds the body `digest`, storing it (`deflated`, else `encode()`'s)
+    /// unless the store has it, and releasing the body `id` held before, if another.
+    fn hold(
+        &self,
+        id: InvestigationId,
+        digest: Digest32,
+        deflated: Option<Vec<u8>>,
+        encode: impl FnOnce() -> Result<Vec<u8>, StorageError>,
+    ) -> Result<(), StorageError> {
+        let _guard = self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let previous = self.body_of.get(id.0.as_bytes())?;
+        if previous.as_deref() == Some(&digest[..]) {
+            return Ok(());
+        }
+        // Body, then reference, then the pointer: a crash between them leaves a body or a
+        // reference nobody points to, never a pointer without its body.
+        if !self.bodies.contains_key(digest)? {
+            let value = match deflated {
+                Some(value) => value,
+                // Not found before, or pruned since (its last holder went): stored again.
+                None => encode()?,
+            };
+            self.bodies.insert(digest, value)?;
+        }
+        self.body_refs.insert(ref_key(&digest, id), &[])?;
+        self.body_of.insert(id.0.as_bytes(), &digest[..])?;
+        if let Some(old) = previous {
+            self.release(id, &old)?;
+        }
+        Ok(())
     }
 
     /// Puts back into `inv` the body its record left out (records written before bodies were
@@ -150,12 +217,12 @@ impl Store {
     }
 
     fn decoded_bodies(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<BodyIn>>> {
-        self.decoded.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.decoded.by_digest.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Drops `id`'s hold on its body (the body goes with its last holder).
     pub(super) fn drop_body(&self, id: InvestigationId) -> Result<(), StorageError> {
-        let _guard = self.bodies_lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _guard = self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(digest) = self.body_of.remove(id.0.as_bytes())? {
             self.release(id, &digest)?;
         }

@@ -34,12 +34,24 @@ impl Store {
     /// Appends a message to its session, creating the session (owned by `owner`, nil for
     /// anonymous) on its first message. Returns the session as written.
     pub fn append_chat_message(&self, owner: Uuid, message: &ChatMessage) -> Result<ChatSession, StorageError> {
+        self.append_chat_message_with(owner, message, |_| {})
+    }
+
+    /// [`Store::append_chat_message`], changing the session in the same write (an answer and
+    /// the memory it leaves).
+    pub fn append_chat_message_with(
+        &self,
+        owner: Uuid,
+        message: &ChatMessage,
+        mut change: impl FnMut(&mut ChatSession),
+    ) -> Result<ChatSession, StorageError> {
         put(&self.chat_messages, message_key(message), message)?;
         let written = update(&self.chat_sessions, message.session_id.as_str().as_bytes(), |current| {
             let mut s =
                 current.unwrap_or_else(|| ChatSession::new(message.session_id.clone(), owner, &message.content));
             s.message_count += 1;
             s.updated_at = s.updated_at.max(message.timestamp);
+            change(&mut s);
             Some(s)
         })?;
         let session = written.ok_or(StorageError::Closed)?;

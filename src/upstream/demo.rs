@@ -22,12 +22,15 @@ impl Provider {
         organs: Vec<String>,
         fallback_reason: Option<String>,
     ) -> Result<DataBatch, PortError> {
-        let demo = self.demo.clone();
-        let q = q.clone();
+        let spec = demo_spec(&self.demo, q, organs);
+        // A dataset generated before answers at once; only a generation takes a blocking thread.
+        if let Some(dataset) = generated::get(&spec) {
+            return Ok(batch_of(&spec, dataset, true, fallback_reason));
+        }
         let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = stop.0.clone();
         let batch = tokio::task::spawn_blocking(move || {
-            demo_batch_until(&demo, &q, organs, fallback_reason, &|| flag.load(Ordering::Relaxed))
+            demo_batch_until(spec, fallback_reason, &|| flag.load(Ordering::Relaxed))
         })
         .await
         .map_err(|e| PortError::Data(format!("demo data generation failed: {e}")))?;
@@ -38,7 +41,7 @@ impl Provider {
     /// Demo data for `vigia investigate --records N` and direct agent calls.
     pub fn demo(&self, q: &DataQuery, records: usize, seed: u64) -> DataBatch {
         let organs = self.organs(q);
-        match demo_batch_until(&DemoConfig { seed, records }, q, organs, None, &|| false) {
+        match demo_batch_until(demo_spec(&DemoConfig { seed, records }, q, organs), None, &|| false) {
             Some(batch) => batch,
             // Never asked to stop: the generation always completes.
             None => DataBatch { dataset: Default::default(), provenance: demo_provenance(None) },
@@ -46,14 +49,9 @@ impl Provider {
     }
 }
 
-fn demo_batch_until(
-    demo: &DemoConfig,
-    q: &DataQuery,
-    organs: Vec<String>,
-    fallback_reason: Option<String>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<DataBatch> {
-    let spec = DemoSpec {
+/// What demo generation a query asks for (organs only when the query names some).
+fn demo_spec(demo: &DemoConfig, q: &DataQuery, organs: Vec<String>) -> DemoSpec {
+    DemoSpec {
         seed: demo.seed,
         contracts: demo.records,
         organ_codes: if q.intent.organ_codes.is_empty() && q.filters.organizations.is_empty() {
@@ -62,20 +60,35 @@ fn demo_batch_until(
             organs
         },
         year: q.intent.year,
-    };
-    let content_key = format!("demo|{spec:?}");
-    let (dataset, cache_hit) = match generated::get(&spec) {
-        Some(cached) => (cached, true),
-        None => {
-            let dataset = Arc::new(generate_until(&spec, Flavour::Normal, stop)?.dataset);
-            generated::put(spec, &dataset);
-            (dataset, false)
-        }
-    };
-    let mut provenance = demo_provenance(fallback_reason);
+    }
+}
+
+/// The demo dataset of `spec`, generated unless kept (`None` when `stop` stopped it).
+fn demo_batch_until(
+    spec: DemoSpec,
+    fallback_reason: Option<String>,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<DataBatch> {
+    if let Some(cached) = generated::get(&spec) {
+        return Some(batch_of(&spec, cached, true, fallback_reason));
+    }
+    let dataset = Arc::new(generate_until(&spec, Flavour::Normal, stop)?.dataset);
+    let batch = batch_of(&spec, dataset.clone(), false, fallback_reason);
+    generated::put(spec, &dataset);
+    Some(batch)
+}
+
+/// The batch of `spec`'s dataset, named by its content key.
+fn batch_of(
+    spec: &DemoSpec,
+    dataset: Arc<vigia_agents::Dataset>,
+    cache_hit: bool,
+    fallback: Option<String>,
+) -> DataBatch {
+    let mut provenance = demo_provenance(fallback);
     provenance.cache_hit = cache_hit;
-    provenance.content_key = Some(content_key);
-    Some(DataBatch { dataset, provenance })
+    provenance.content_key = Some(format!("demo|{spec:?}"));
+    DataBatch { dataset, provenance }
 }
 
 /// Demo datasets already generated. Generation is a pure function of its [`DemoSpec`] (seed,

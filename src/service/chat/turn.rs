@@ -133,14 +133,8 @@ async fn finish(
     reply.agent = Some(done.agent.as_str().into());
     reply.investigation_id = done.investigation_id.clone();
     let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
-    let stored = svc.store.append_chat_message(acc.owner, &reply).and_then(|_| {
-        svc.store.update_chat_session(&acc.session_id, |s| {
-            s.map(|mut s| {
-                s.memory = serde_json::to_value(&memory).unwrap_or_default();
-                s
-            })
-        })
-    });
+    let memory = serde_json::to_value(&memory).unwrap_or_default();
+    let stored = svc.store.append_chat_message_with(acc.owner, &reply, |s| s.memory = memory.clone());
     let durable = match stored {
         Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
