@@ -174,18 +174,26 @@ pub fn organ_by_code(code: &str) -> Option<&'static OrganInfo> {
     ORGANS.iter().find(|o| o.code == code)
 }
 
+/// Each organ with the phrases that name it (aliases, SIAFI code, folded full name), each padded
+/// by spaces so that a match is on word boundaries; built once.
+static PHRASES: std::sync::LazyLock<Vec<(&'static OrganInfo, Vec<String>)>> = std::sync::LazyLock::new(|| {
+    ORGANS
+        .iter()
+        .map(|o| {
+            let named = o.aliases.iter().copied().chain([o.code]).map(|p| format!(" {p} "));
+            (o, named.chain([format!(" {} ", normalise_spaces(&fold(o.name)))]).collect())
+        })
+        .collect()
+});
+
 /// The organs a free text mentions (by alias, acronym, full name or SIAFI code), in order of
 /// first mention, each once. Accents and case are ignored; matches are on word boundaries.
 pub fn organs_in_text(text: &str) -> Vec<&'static OrganInfo> {
     let padded = format!(" {} ", normalise_spaces(&fold(text)));
     let mut found: Vec<(usize, &'static OrganInfo)> = Vec::new();
-    for organ in ORGANS {
-        let phrases = organ.aliases.iter().copied().chain([organ.code]);
-        let name = normalise_spaces(&fold(organ.name));
-        let first =
-            phrases.filter_map(|p| padded.find(&format!(" {p} "))).chain(padded.find(&format!(" {name} "))).min();
-        if let Some(pos) = first {
-            found.push((pos, organ));
+    for (organ, phrases) in PHRASES.iter() {
+        if let Some(pos) = phrases.iter().filter_map(|p| padded.find(p.as_str())).min() {
+            found.push((pos, *organ));
         }
     }
     found.sort_by_key(|(pos, o)| (*pos, o.code));

@@ -45,7 +45,8 @@ pub(crate) struct Emitter {
 /// interrupted (or ends one that may have run before).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
-    /// Just started: no event of it exists.
+    /// Just started: no event of it exists, and its starter reserved its first [`SEQ_BLOCK`]
+    /// numbers durably with it.
     Fresh,
     /// May have stored and published events before.
     Resumed,
@@ -56,14 +57,14 @@ impl Emitter {
     /// numbering after every number an earlier run may have published, and remembers the
     /// anomalies it stored.
     pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, mut inv: Investigation, kind: RunKind) -> Self {
+        if kind == RunKind::Fresh {
+            let (seen, pending) = (HashSet::new(), Vec::new());
+            return Emitter { store, hub, inv, seq: 0, reserved: SEQ_BLOCK, seen, pending };
+        }
         let reserved = store.reserved_seq(inv.id).unwrap_or_else(|e| {
             tracing::error!(investigation = %inv.id, error = %e, "could not read the reserved sequence");
             0
         });
-        if kind == RunKind::Fresh {
-            let (seen, pending) = (HashSet::new(), Vec::new());
-            return Emitter { store, hub, inv, seq: 0, reserved, seen, pending };
-        }
         let stored = store.events_after(inv.id, 0).unwrap_or_else(|e| {
             tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
             Vec::new()

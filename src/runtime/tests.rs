@@ -89,6 +89,7 @@ async fn start(rt: &RuntimeHandle, store: &Store) -> crate::domain::Investigatio
     use crate::domain::ports::InvestigationStore;
     let inv = crate::domain::Investigation::start(InvestigationRequest::new("contratos da saúde"), uuid::Uuid::nil());
     store.save(&inv).unwrap();
+    store.reserve_seq(inv.id, SEQ_BLOCK).unwrap();
     assert!(rt.start_investigation(inv.clone(), RunKind::Fresh).await.unwrap());
     inv
 }
