@@ -195,11 +195,7 @@ impl RuntimeHandle {
                 deps.agents.analysis_cache_ttl_secs,
             ))),
         };
-        // On the work pool, with the runs it spawns and the chat turns that start them: a start
-        // is then answered without waking the request threads.
-        let (orchestrator, _) = work::spawn(Actor::spawn(None, Orchestrator, driver))
-            .await
-            .map_err(|e| ractor::SpawnErr::StartupFailed(e.to_string().into()))??;
+        let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
         Ok(RuntimeHandle {
             pool,
             orchestrator,
