@@ -4,8 +4,8 @@
 //!
 //! Starts `target/release/vigia serve` (demo mode, 200 demo contracts per fetch, rate limits
 //! off) and measures, with a Rust SSE/WebSocket client:
-//! - time to the first event and to `complete` (p50, p99) and completed answers per second at
-//!   1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
+//! - time to the first event and to `complete` (p50, p99), completed answers per second and the
+//!   server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
 //!   history, drummond's answer, durable storage; no analysis), for analysis turns answered by
 //!   an agent over the demo data without an investigation (lampião's regional spending), and
 //!   for investigation turns
@@ -52,8 +52,29 @@ fn pct(sorted: &[Duration], p: f64) -> f64 {
     sorted[k].as_secs_f64() * 1000.0
 }
 
-/// `total` turns of `message`, `concurrency` at a time; prints latencies and the rate.
-async fn level(client: &reqwest::Client, base: &str, message: &str, label: &str, concurrency: usize, total: usize) {
+/// The CPU time process `pid` has used so far (user and system, all its threads), in seconds,
+/// from /proc (its clock ticks per second asked of `getconf`).
+fn cpu_secs(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command name (in parentheses) comes field 3; utime and stime are fields 14, 15.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    let utime: f64 = fields.nth(11)?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    let out = std::process::Command::new("getconf").arg("CLK_TCK").output().ok()?;
+    let ticks: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some((utime + stime) / ticks)
+}
+
+/// `total` turns of `message`, `concurrency` at a time, against the server `pid`; prints
+/// latencies, the rate and the server's CPU time per completed answer.
+async fn level(
+    (client, base, pid): (&reqwest::Client, &str, u32),
+    message: &str,
+    label: &str,
+    concurrency: usize,
+    total: usize,
+) {
+    let cpu = cpu_secs(pid);
     let began = Instant::now();
     let results: Vec<_> = futures::stream::iter(0..total)
         .map(|_| turn(client, base, message))
@@ -62,12 +83,16 @@ async fn level(client: &reqwest::Client, base: &str, message: &str, label: &str,
         .await;
     let secs = began.elapsed().as_secs_f64();
     let ok: Vec<_> = results.iter().flatten().filter(|r| r.2).collect();
+    let cpu_ms = match (cpu, cpu_secs(pid)) {
+        (Some(a), Some(b)) if !ok.is_empty() => format!("{:.2}", (b - a) * 1000.0 / ok.len() as f64),
+        _ => "n/a".into(),
+    };
     let mut first: Vec<Duration> = ok.iter().map(|r| r.0).collect();
     let mut done: Vec<Duration> = ok.iter().map(|r| r.1).collect();
     first.sort();
     done.sort();
     println!(
-        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} |",
+        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {cpu_ms} |",
         ok.len(),
         pct(&first, 0.5),
         pct(&first, 0.99),
@@ -116,21 +141,24 @@ async fn main() -> anyhow::Result<()> {
     turn(&client, &base, "Investigue contratos do Ministério da Saúde em 2024").await;
     turn(&client, &base, "olá").await;
 
-    println!("| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s | server CPU ms per answer |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let at = (&client, base.as_str(), server.id());
     let question = "Investigue contratos do Ministério da Saúde em 2024";
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)].into_iter().filter(|_| wanted("conversation")) {
-        level(&client, &base, "olá, tudo bem?", "conversation", c, n).await;
+        level(at, "olá, tudo bem?", "conversation", c, n).await;
     }
     // An analysis turn over the demo data that answers without an investigation (lampião's
     // regional spending: the data fetched, the agent run, the answer written and stored).
     let regional = "qual a distribuição regional dos gastos da saúde?";
     turn(&client, &base, regional).await;
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("regional")) {
-        level(&client, &base, regional, "regional analysis (lampião, demo data)", c, n).await;
+        level(at, regional, "regional analysis (lampião, demo data)", c, n).await;
     }
     for (c, n) in [(1, 100), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("investigation")) {
-        level(&client, &base, question, "investigation (200 demo contracts)", c, n).await;
+        level(at, question, "investigation (200 demo contracts)", c, n).await;
     }
     server.kill()?;
     server.wait()?;
@@ -144,7 +172,7 @@ async fn main() -> anyhow::Result<()> {
     wait_ready(&client, &base).await?;
     turn(&client, &base, question).await;
     for (c, n) in [(1, 50), (100, 1_000)] {
-        level(&client, &base, question, "investigation, analysis cache off", c, n).await;
+        level((&client, base.as_str(), server.id()), question, "investigation, analysis cache off", c, n).await;
     }
     server.kill()?;
     server.wait()?;

@@ -11,6 +11,7 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod priority;
 pub mod runtime;
 pub mod service;
 pub mod startup;

@@ -145,14 +145,25 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     // Records named by a content key are fingerprinted by that key and the filters, so the
     // filtered dataset and the agents' outputs over it are shared by the runs that ask alike.
     let keyed = provenance.content_key.as_deref().and_then(|key| Fingerprint::of_key(key, &req.filters));
+    let (analyses, filters, records) = (deps.analyses.clone(), req.filters.clone(), batch.dataset);
+    let preprocess = move || {
+        let dataset = analyses.filtered(keyed, || filters.apply_shared(records));
+        let data = keyed.or_else(|| Fingerprint::of(&dataset));
+        (dataset, data)
+    };
     // A filtered dataset already shared takes no preprocessing: its progress goes out with the
-    // next step's.
-    if deps.analyses.has_filtered(keyed) {
+    // next step's. Otherwise filtering and fingerprinting (a long computation over many
+    // records) run on the lowered analysis threads, not on the turns' threads.
+    let (dataset, data) = if deps.analyses.has_filtered(keyed) {
         em.queue_phases(&[Phase::Preprocessing]);
+        preprocess()
     } else {
         em.phase(Phase::Preprocessing, 0).await;
-    }
-    let dataset = deps.analyses.filtered(keyed, || req.filters.apply_shared(batch.dataset));
+        match super::work::spawn_blocking(preprocess).await {
+            Ok(prepared) => prepared,
+            Err(e) => return failed("INTERNAL_ERROR", format!("preprocessing failed: {e}"), true),
+        }
+    };
     em.inv_mut().progress.records_processed = dataset.len();
     let found = dataset.spending_len();
     if found < deps.min_records {
@@ -172,7 +183,6 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     em.phase(Phase::AgentAnalysis, agents.len()).await;
-    let data = keyed.or_else(|| Fingerprint::of(&dataset));
     let analysis = analyse(deps, em, control, (&dataset, data), &params, &agents, &req.query).await;
     let (mut anomalies, outputs, agents_failed, agents_cached) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();

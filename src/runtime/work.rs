@@ -18,54 +18,14 @@
 use std::future::Future;
 use std::sync::OnceLock;
 
-use thread_priority::{
-    NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
-    set_thread_priority_and_policy, thread_native_id,
-};
 use tokio::runtime::{Builder, Handle, Runtime};
 use tokio::task::JoinHandle;
-
-/// How far below the process's own priority the work threads run: nice +10 is a scheduling
-/// weight of about a tenth (110 against 1024), so work still progresses under any load while a
-/// lock it holds is never starved for long.
-const LOWER_BY: i32 = 10;
 
 /// Blocking threads (analyses, demo generation) per core.
 const BLOCKING_PER_CORE: usize = 4;
 
 static POOL: OnceLock<Option<Runtime>> = OnceLock::new();
 static BLOCKING: OnceLock<Option<Runtime>> = OnceLock::new();
-
-/// The calling thread's nice value, from /proc (Linux; elsewhere taken as 0).
-fn nice_of_this_thread() -> Option<i32> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // After the command name (in parentheses, which may hold spaces), nice is the 17th field.
-    stat.rsplit_once(')')?.1.split_whitespace().nth(16)?.parse().ok()
-}
-
-/// The value on thread-priority's 0-99 scale that gives at least `nice` (the crate maps it
-/// linearly onto nice 19..-20 for normal threads).
-fn scale_for(nice: i32) -> u8 {
-    let niceness = |p: u8| (39.0 * (1.0 - f32::from(p) / 99.0)) as i32 - 20;
-    (0..=99u8).rev().find(|p| niceness(*p) >= nice).unwrap_or(0)
-}
-
-/// Lowers the calling thread's priority by [`LOWER_BY`] from where the process runs; a failure
-/// (no permission on some systems) leaves it as it was and is logged.
-fn lower_priority() {
-    let target = (nice_of_this_thread().unwrap_or(0) + LOWER_BY).min(19);
-    let set = ThreadPriorityValue::try_from(scale_for(target)).map_err(|e| e.to_string()).and_then(|value| {
-        set_thread_priority_and_policy(
-            thread_native_id(),
-            ThreadPriority::Crossplatform(value),
-            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other),
-        )
-        .map_err(|e| format!("{e:?}"))
-    });
-    if let Err(e) = set {
-        tracing::debug!(error = e, "work thread keeps its priority");
-    }
-}
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -97,7 +57,7 @@ fn blocking_handle() -> Handle {
             // memory in the soak with tokio's default of 512).
             .max_blocking_threads(cores() * BLOCKING_PER_CORE)
             .thread_name("vigia-analysis")
-            .on_thread_start(lower_priority)
+            .on_thread_start(crate::priority::lower_this_thread)
             .build()
             .map_err(|e| tracing::warn!(error = %e, "analysis threads not built; analyses share the caller's"))
             .ok()
@@ -125,17 +85,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::nice_of_this_thread;
-
-    #[test]
-    fn the_scale_value_gives_at_least_the_nice_asked_for() {
-        assert_eq!(super::scale_for(19), 0);
-        for nice in -20..=19 {
-            let p = super::scale_for(nice);
-            let got = (39.0 * (1.0 - f32::from(p) / 99.0)) as i32 - 20;
-            assert!(got >= nice && got <= nice + 1, "nice {nice}: scale {p} gives {got}");
-        }
-    }
+    use crate::priority::nice_of_this_thread;
 
     #[tokio::test]
     async fn analyses_run_below_the_request_threads_priority_and_turns_at_it() {

@@ -30,6 +30,8 @@ impl Provider {
         let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = stop.0.clone();
         let batch = tokio::task::spawn_blocking(move || {
+            // A long computation: below the threads that serve requests and turns.
+            crate::priority::lower_this_thread();
             demo_batch_until(spec, fallback_reason, &|| flag.load(Ordering::Relaxed))
         })
         .await
