@@ -118,25 +118,24 @@ impl AnalysisCache {
         self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
     }
 
-    /// Whether [`AnalysisCache::filtered`] would answer `data` from what it keeps now.
-    pub fn has_filtered(&self, data: Option<Fingerprint>) -> bool {
-        let Some(data) = data.filter(|_| !self.ttl.is_zero()) else { return false };
-        self.filtered.lock().unwrap_or_else(PoisonError::into_inner).get(&hex::encode(data.0), self.ttl).is_some()
+    /// The dataset kept, within the time to live, as filtered out of the records fingerprinted
+    /// `data`; `None` for records without a content key or with the cache off.
+    pub fn kept_filtered(&self, data: Option<Fingerprint>) -> Option<Arc<Dataset>> {
+        let data = data.filter(|_| !self.ttl.is_zero())?;
+        self.filtered.lock().unwrap_or_else(PoisonError::into_inner).get(&hex::encode(data.0), self.ttl)
     }
 
     /// The dataset filtered out of the records fingerprinted `data` (by their content key and
     /// the filters): the one kept within the time to live, else `filter()`'s, then kept.
     /// Records without a content key (`None`) are filtered each time.
     pub fn filtered(&self, data: Option<Fingerprint>, filter: impl FnOnce() -> Arc<Dataset>) -> Arc<Dataset> {
-        let Some(data) = data.filter(|_| !self.ttl.is_zero()) else { return filter() };
-        let key = hex::encode(data.0);
-        let lock = || self.filtered.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(kept) = lock().get(&key, self.ttl) {
+        if let Some(kept) = self.kept_filtered(data) {
             return kept;
         }
         let dataset = filter();
-        if dataset.len() <= DATASET_MAX {
-            lock().insert(key, dataset.clone(), dataset.len(), self.ttl);
+        if let Some(data) = data.filter(|_| !self.ttl.is_zero() && dataset.len() <= DATASET_MAX) {
+            let mut kept = self.filtered.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.insert(hex::encode(data.0), dataset.clone(), dataset.len(), self.ttl);
         }
         dataset
     }

@@ -154,14 +154,17 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     // A filtered dataset already shared takes no preprocessing: its progress goes out with the
     // next step's. Otherwise filtering and fingerprinting (a long computation over many
     // records) run on the lowered analysis threads, not on the turns' threads.
-    let (dataset, data) = if deps.analyses.has_filtered(keyed) {
-        em.queue_phases(&[Phase::Preprocessing]);
-        preprocess()
-    } else {
-        em.phase(Phase::Preprocessing, 0).await;
-        match super::work::spawn_blocking(preprocess).await {
-            Ok(prepared) => prepared,
-            Err(e) => return failed("INTERNAL_ERROR", format!("preprocessing failed: {e}"), true),
+    let (dataset, data) = match deps.analyses.kept_filtered(keyed) {
+        Some(kept) => {
+            em.queue_phases(&[Phase::Preprocessing]);
+            (kept, keyed)
+        }
+        None => {
+            em.phase(Phase::Preprocessing, 0).await;
+            match super::work::spawn_blocking(preprocess).await {
+                Ok(prepared) => prepared,
+                Err(e) => return failed("INTERNAL_ERROR", format!("preprocessing failed: {e}"), true),
+            }
         }
     };
     em.inv_mut().progress.records_processed = dataset.len();

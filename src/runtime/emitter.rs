@@ -99,10 +99,8 @@ impl Emitter {
     /// Persists the investigation and the events (after any queued) in one write, then
     /// publishes them in order: what one step of a run produced at once (an agent's findings,
     /// insights and progress) costs one insert, not one per event.
-    pub async fn emit_all(&mut self, mut kinds: Vec<EventKind>) {
-        if !self.pending.is_empty() {
-            kinds.splice(0..0, std::mem::take(&mut self.pending));
-        }
+    pub async fn emit_all(&mut self, kinds: Vec<EventKind>) {
+        let kinds = self.after_queued(kinds);
         if kinds.is_empty() {
             return;
         }
@@ -177,6 +175,13 @@ impl Emitter {
             let event = self.phase_event(*p, 0);
             self.pending.push(event);
         }
+    }
+
+    /// The queued events, then `kinds` (the queue emptied).
+    fn after_queued(&mut self, kinds: Vec<EventKind>) -> Vec<EventKind> {
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(kinds);
+        all
     }
 
     /// Moves to `phase` (the previous one completed) and returns its progress event.
@@ -274,8 +279,7 @@ impl Emitter {
                 EventKind::Error { code: e.code, message: e.message, recoverable: e.recoverable }
             }
         };
-        let mut kinds = std::mem::take(&mut self.pending);
-        kinds.push(terminal);
+        let kinds = self.after_queued(vec![terminal]);
         self.reserve(kinds.len() as u64).await;
         let events = self.persist(kinds);
         if let Err(e) = self.store.flush().await {

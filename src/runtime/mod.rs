@@ -23,6 +23,7 @@ mod pool;
 mod pool_state;
 pub mod reports;
 pub mod run_times;
+mod shutdown;
 pub mod work;
 
 use std::sync::Arc;
@@ -30,7 +31,6 @@ use std::time::Duration;
 
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorRef};
-use tokio::sync::watch;
 use vigia_agents::{AgentId, AgentOutput, CancelFlag, Dataset, DetectionParams, FindingsCache};
 
 use driver::DriverDeps;
@@ -40,6 +40,7 @@ pub use host::AgentFactory;
 use orchestrator::{OrchMsg, Orchestrator};
 use pool::{AgentPool, PoolArgs, PoolMsg};
 use reports::*;
+pub use shutdown::{ShutdownSignal, ShutdownTrigger, shutdown_channel};
 
 use crate::config::AgentsConfig;
 use crate::domain::ports::{DataProvider, InvestigationStore};
@@ -347,37 +348,6 @@ impl RuntimeHandle {
         let _ = call(&self.pool, "agent pool", PoolMsg::StopAll).await;
         self.orchestrator.stop(Some("shutdown".into()));
         self.pool.stop(Some("shutdown".into()));
-    }
-}
-
-/// A `watch`-based signal that flips once, for streams that must end at shutdown.
-#[derive(Clone)]
-pub struct ShutdownSignal(watch::Receiver<bool>);
-
-/// The sending side of [`ShutdownSignal`].
-pub struct ShutdownTrigger(watch::Sender<bool>);
-
-/// A new trigger and its signal.
-pub fn shutdown_channel() -> (ShutdownTrigger, ShutdownSignal) {
-    let (tx, rx) = watch::channel(false);
-    (ShutdownTrigger(tx), ShutdownSignal(rx))
-}
-
-impl ShutdownTrigger {
-    /// Flips the signal.
-    pub fn trigger(&self) {
-        let _ = self.0.send(true);
-    }
-}
-
-impl ShutdownSignal {
-    /// Resolves once shutdown began.
-    pub async fn wait(mut self) {
-        let _ = self.0.wait_for(|v| *v).await;
-    }
-    /// Whether shutdown began.
-    pub fn is_triggered(&self) -> bool {
-        *self.0.borrow()
     }
 }
 

@@ -65,8 +65,8 @@ impl Actor for Orchestrator {
                 let (done_tx, done) = watch::channel(false);
                 let deps = st.deps.clone();
                 let c = control.clone();
-                // On the work pool (below the request threads' priority), with the demo data it
-                // generates on that pool's blocking threads.
+                // On the work runtime, beside the chat turns; its long computations go to the
+                // lowered analysis threads (`work::spawn_blocking`).
                 let task = super::work::spawn(async move {
                     driver::run(deps, *inv, kind, c).await;
                     let _ = done_tx.send(true);
