@@ -17,9 +17,20 @@ pub const MAX_MESSAGE_CHARS: usize = 4000;
 pub struct ChatSessionId(String);
 
 impl ChatSessionId {
-    /// A fresh server-assigned id.
+    /// A fresh server-assigned id: a UUID v7 whose 74 bits after the millisecond timestamp are
+    /// all random (`Uuid::now_v7` spends some of them on a counter). Anyone holding an
+    /// anonymous session's id may read it, so the id must not be guessable from another; and
+    /// ids that sort by creation put a new session's records at the end of the store's trees,
+    /// where the pages are already in memory, not on a random page of a large tree that the
+    /// store must read back from disk first (a random UUID v4 did that on every new turn).
     pub fn new() -> Self {
-        ChatSessionId(Uuid::new_v4().to_string())
+        let millis = Utc::now().timestamp_millis().max(0) as u64;
+        // A v4 UUID's bytes 6 and 8 carry its version and variant: the other ten are random.
+        let random = Uuid::new_v4().into_bytes();
+        let mut tail = [0u8; 10];
+        tail[..6].copy_from_slice(&random[..6]);
+        tail[6..].copy_from_slice(&random[9..13]);
+        ChatSessionId(uuid::Builder::from_unix_timestamp_millis(millis, &tail).into_uuid().to_string())
     }
 
     /// Parses a client-chosen id; VALIDATION_ERROR naming `session_id` otherwise.
@@ -183,6 +194,33 @@ mod tests {
         assert!(ChatSessionId::parse("has space").is_err());
         assert!(ChatSessionId::parse(&"a".repeat(129)).is_err());
         assert!(Uuid::parse_str(ChatSessionId::new().as_str()).is_ok());
+    }
+
+    #[test]
+    fn server_session_ids_sort_by_creation_and_are_not_guessable_from_each_other() {
+        let ids: Vec<ChatSessionId> = (0..64)
+            .map(|k| {
+                if k % 16 == 15 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                ChatSessionId::new()
+            })
+            .collect();
+        let uuids: Vec<Uuid> = ids.iter().map(|i| Uuid::parse_str(i.as_str()).unwrap()).collect();
+        assert!(uuids.iter().all(|u| u.get_version_num() == 7));
+        let millis = |u: &Uuid| {
+            let (secs, nanos) = u.get_timestamp().unwrap().to_unix();
+            secs * 1000 + u64::from(nanos) / 1_000_000
+        };
+        assert!(uuids.windows(2).all(|w| millis(&w[0]) <= millis(&w[1])), "creation order");
+        let later = (0..ids.len()).find(|&k| millis(&uuids[k]) > millis(&uuids[0])).unwrap();
+        assert!(ids[0] < ids[later], "a later millisecond sorts after");
+        // Within one millisecond nothing is a counter: the random tails differ everywhere.
+        let tails: std::collections::HashSet<[u8; 8]> =
+            uuids.iter().map(|u| u.as_bytes()[8..].try_into().unwrap()).collect();
+        assert_eq!(tails.len(), uuids.len());
+        let lows: std::collections::HashSet<u8> = uuids.iter().map(|u| u.as_bytes()[15]).collect();
+        assert!(lows.len() > 16, "the last byte varies like a random one, not like a counter");
     }
 
     #[test]

@@ -244,7 +244,8 @@ impl Emitter {
         })
     }
 
-    /// Writes the final state, makes it durable, then emits the terminal event.
+    /// Writes the final state, makes it durable (or leaves that to the starter watching alone),
+    /// then emits the terminal event.
     pub async fn finish(&mut self, (status, results, error): (Status, Option<Box<Results>>, Option<ErrorInfo>)) {
         let p = &mut self.inv.progress;
         if let Some(prev) = p.current_phase
@@ -282,7 +283,11 @@ impl Emitter {
         let kinds = self.after_queued(vec![terminal]);
         self.reserve(kinds.len() as u64).await;
         let events = self.persist(kinds);
-        if let Err(e) = self.store.flush().await {
+        // Durable before anyone hears of it, unless the only one to hear is the run's starter,
+        // which makes it durable with its own answer before acknowledging anything.
+        if !self.hub.only_starter_watches(self.inv.id)
+            && let Err(e) = self.store.flush().await
+        {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not flush the store");
         }
         for event in events {

@@ -4,6 +4,10 @@
 //! lives while its run does ([`EventHub::begin`] to [`EventHub::close`]) or while a
 //! [`Subscription`] holds it: the last subscription of an investigation that is not running
 //! removes it, so streams of finished investigations leave nothing behind.
+//!
+//! A run's starter may watch it as its starter ([`EventHub::subscribe_as_starter`]): while it
+//! is the only subscriber, the starter makes the run's end durable itself, with its own answer
+//! (the chat stores its reply in the same flush), before telling anyone.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -25,6 +29,8 @@ pub struct EventHub {
 struct Channels {
     senders: HashMap<InvestigationId, broadcast::Sender<InvestigationEvent>>,
     running: HashSet<InvestigationId>,
+    /// Investigations watched by their starter (until its subscription drops).
+    starters: HashSet<InvestigationId>,
 }
 
 /// A subscriber's live events of one investigation; dropping it releases the channel when
@@ -33,6 +39,7 @@ pub struct Subscription {
     rx: broadcast::Receiver<InvestigationEvent>,
     id: InvestigationId,
     hub: EventHub,
+    starter: bool,
 }
 
 impl Subscription {
@@ -45,6 +52,9 @@ impl Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         let mut ch = self.hub.lock();
+        if self.starter {
+            ch.starters.remove(&self.id);
+        }
         let unused =
             !ch.running.contains(&self.id) && ch.senders.get(&self.id).is_some_and(|tx| tx.receiver_count() <= 1);
         if unused {
@@ -69,7 +79,21 @@ impl EventHub {
 
     /// Subscribes to live events of `id` (the channel is created if the run has not started).
     pub fn subscribe(&self, id: InvestigationId) -> Subscription {
-        Subscription { rx: self.sender(id).subscribe(), id, hub: self.clone() }
+        Subscription { rx: self.sender(id).subscribe(), id, hub: self.clone(), starter: false }
+    }
+
+    /// Subscribes the starter of the run of `id`: while no one else subscribes, the run leaves
+    /// making its end durable to the starter ([`EventHub::only_starter_watches`]).
+    pub fn subscribe_as_starter(&self, id: InvestigationId) -> Subscription {
+        let rx = self.sender(id).subscribe();
+        self.lock().starters.insert(id);
+        Subscription { rx, id, hub: self.clone(), starter: true }
+    }
+
+    /// Whether the run's starter still watches it and no one else does.
+    pub fn only_starter_watches(&self, id: InvestigationId) -> bool {
+        let ch = self.lock();
+        ch.starters.contains(&id) && ch.senders.get(&id).is_some_and(|tx| tx.receiver_count() == 1)
     }
 
     /// Publishes to current subscribers (none is fine).
@@ -115,5 +139,24 @@ mod tests {
         assert_eq!(hub.channels(), 1);
         hub.close(id);
         assert_eq!(hub.channels(), 0);
+    }
+
+    #[test]
+    fn only_a_starter_watching_alone_is_told_it_watches_alone() {
+        let hub = EventHub::default();
+        let id = InvestigationId(uuid::Uuid::now_v7());
+        hub.begin(id);
+        assert!(!hub.only_starter_watches(id), "no one watches");
+        let plain = hub.subscribe(id);
+        assert!(!hub.only_starter_watches(id), "a plain subscriber is not the starter");
+        let starter = hub.subscribe_as_starter(id);
+        assert!(!hub.only_starter_watches(id), "someone else watches too");
+        drop(plain);
+        assert!(hub.only_starter_watches(id));
+        drop(starter);
+        assert!(!hub.only_starter_watches(id), "the starter went away");
+        let other = hub.subscribe(id);
+        assert!(!hub.only_starter_watches(id), "a later subscriber alone is not the starter");
+        drop(other);
     }
 }

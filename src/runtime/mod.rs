@@ -259,6 +259,13 @@ impl RuntimeHandle {
         self.hub.subscribe(id)
     }
 
+    /// Live events of an investigation, watched by its starter: while the starter is the only
+    /// subscriber, the run does not flush its end before telling it (the starter makes the end
+    /// durable with its own answer).
+    pub fn subscribe_as_starter(&self, id: InvestigationId) -> events::Subscription {
+        self.hub.subscribe_as_starter(id)
+    }
+
     /// The pool's activity from now on: loads, unloads (with why) and analyses started and
     /// finished, each as it happens. A receiver that falls behind gets `RecvError::Lagged`.
     pub fn pool_events(&self) -> tokio::sync::broadcast::Receiver<activity::PoolEvent> {

@@ -99,26 +99,33 @@ impl InvestigationService {
     /// and the CLI's one-shot runs; the HTTP route requires a signed-in caller.
     pub async fn start(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Started> {
         let inv = self.prepare(request, owner).await?;
+        self.store.flush().await.map_err(Error::internal)?;
         self.launch(inv).await
     }
 
-    /// [`InvestigationService::start`], with the stream of the run's events from its first:
-    /// subscribed before the run starts, so every event arrives live and none is read back from
-    /// the store (unless the stream falls behind).
+    /// [`InvestigationService::start`] for an in-process caller that acknowledges nothing to
+    /// its client before the run ends (the chat), with the stream of the run's events from its
+    /// first: subscribed before the run starts, so every event arrives live and none is read
+    /// back from the store (unless the stream falls behind).
+    ///
+    /// Durability is the caller's: the start is not flushed, and while the caller is the run's
+    /// only watcher neither is its end. The caller flushes before acknowledging what the run
+    /// produced (the chat stores its answer and flushes once for both). A crash before that
+    /// flush loses a run no client was told of, or, if another flush took it, resumes it.
     pub async fn start_watched(
         &self,
         request: InvestigationRequest,
         owner: Option<&Principal>,
     ) -> Result<(Started, impl Stream<Item = InvestigationEvent> + Send + use<>)> {
         let inv = self.prepare(request, owner).await?;
-        let live = self.runtime.subscribe(inv.id);
+        let live = self.runtime.subscribe_as_starter(inv.id);
         let id = inv.id;
         let started = self.launch(inv).await?;
         Ok((started, self.events(id, 0, live, Vec::new())))
     }
 
-    /// Checks the caller, the request and the capacity, then saves the investigation durably
-    /// with its first event numbers reserved.
+    /// Checks the caller, the request and the capacity, then saves the investigation with its
+    /// first event numbers reserved (not yet flushed).
     async fn prepare(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Investigation> {
         if let Some(p) = owner {
             p.require(Permission::WriteInvestigations)?;
@@ -144,11 +151,11 @@ impl InvestigationService {
             .with("retry_after", 5));
         }
         let inv = Investigation::start(request, user_id);
-        self.store.save(&inv).map_err(Error::internal)?;
-        // The run's first event numbers are reserved in the same flush (its first events then
-        // need none of their own).
+        // The run's first event numbers are reserved before the record is written: sled
+        // recovers a prefix of the writes, so whichever flush makes the record durable makes
+        // the reservation durable too (its first events then need no flush of their own).
         self.store.reserve_seq(inv.id, SEQ_BLOCK).map_err(Error::internal)?;
-        self.store.flush().await.map_err(Error::internal)?;
+        self.store.save(&inv).map_err(Error::internal)?;
         Ok(inv)
     }
 

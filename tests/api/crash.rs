@@ -1,5 +1,6 @@
-//! A crash: the real binary is killed with SIGKILL after acknowledging an investigation; the
-//! next start reopens the store and the investigation completes.
+//! A crash: the real binary is killed with SIGKILL after acknowledging an investigation (or a
+//! chat answer); the next start reopens the store and the investigation completes (the answer
+//! and the run behind it are there).
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -114,21 +115,48 @@ pub async fn start_signed(client: &reqwest::Client, base: &str, token: &str) -> 
     r.json::<Value>().await.unwrap()["investigation_id"].as_str().unwrap().to_string()
 }
 
+/// The binary over a store directory that outlives it: killed with SIGKILL and started again.
+struct Killable {
+    dir: tempfile::TempDir,
+    port: u16,
+    base: String,
+    client: reqwest::Client,
+    child: Child,
+}
+
+impl Killable {
+    /// Serves demo data of `records` contracts over a fresh directory; ready when this returns.
+    async fn start(records: usize) -> Killable {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let (base, client) = (format!("http://127.0.0.1:{port}"), reqwest::Client::new());
+        let child = serve(dir.path(), port, records);
+        wait_ready(&client, &base).await;
+        Killable { dir, port, base, client, child }
+    }
+
+    /// SIGKILL: nothing is flushed on the way out.
+    fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// Starts the binary again over the same directory (demo data of `records` contracts).
+    async fn restart(&mut self, records: usize) {
+        self.child = serve(self.dir.path(), self.port, records);
+        wait_ready(&self.client, &self.base).await;
+    }
+}
+
 #[tokio::test]
 async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let mut child = serve(dir.path(), port, 2_000_000);
-    wait_ready(&client, &base).await;
+    let mut server = Killable::start(2_000_000).await;
+    let (client, base) = (server.client.clone(), server.base.clone());
     let token = admin_token(&client, &base).await;
     let id = start_signed(&client, &base, &token).await;
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.kill();
 
-    let mut child = serve(dir.path(), port, 600);
-    wait_ready(&client, &base).await;
+    server.restart(600).await;
     let mut status = Value::Null;
     for _ in 0..1500 {
         let r = client.get(format!("{base}/api/v1/investigations/{id}/status")).bearer_auth(&token).send().await;
@@ -139,8 +167,7 @@ async fn an_acknowledged_investigation_survives_a_kill_and_completes_after_resta
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(status["status"], "completed", "{status}");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.kill();
 }
 
 #[tokio::test]
@@ -180,12 +207,8 @@ async fn rows(client: &reqwest::Client, base: &str, token: &str, table: &str) ->
 
 #[tokio::test]
 async fn investigations_that_found_the_same_share_one_stored_body_and_read_it_back_after_a_kill() {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let mut child = serve(dir.path(), port, 600);
-    wait_ready(&client, &base).await;
+    let mut server = Killable::start(600).await;
+    let (client, base) = (server.client.clone(), server.base.clone());
     let token = admin_token(&client, &base).await;
     let first = start_signed(&client, &base, &token).await;
     let before_first = completed_results(&client, &base, &token, &first).await;
@@ -197,11 +220,9 @@ async fn investigations_that_found_the_same_share_one_stored_body_and_read_it_ba
     assert_eq!(before_first["anomalies"], before_second["anomalies"]);
     assert_eq!(rows(&client, &base, &token, "result_bodies").await, 1, "one body for both");
     assert_eq!(rows(&client, &base, &token, "result_body_refs").await, 2);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.kill();
 
-    let mut child = serve(dir.path(), port, 600);
-    wait_ready(&client, &base).await;
+    server.restart(600).await;
     let token = admin_token(&client, &base).await;
     for (id, before) in [(&first, &before_first), (&second, &before_second)] {
         let after = completed_results(&client, &base, &token, id).await;
@@ -213,6 +234,51 @@ async fn investigations_that_found_the_same_share_one_stored_body_and_read_it_ba
         assert_eq!(ids(&after), ids(before));
     }
     assert_eq!(rows(&client, &base, &token, "result_bodies").await, 1);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    server.kill();
+}
+
+/// One chat turn over SSE against `base`, read to its terminal event: (event name, data).
+async fn chat_turn(client: &reqwest::Client, base: &str, body: Value) -> Vec<(String, Value)> {
+    use eventsource_stream::Eventsource;
+    use futures::StreamExt;
+    let resp = client.post(format!("{base}/api/v1/chat/stream")).json(&body).send().await.unwrap();
+    let mut stream = resp.bytes_stream().eventsource();
+    let mut out = Vec::new();
+    while let Ok(Some(Ok(e))) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await {
+        let end = e.event == "complete" || e.event == "error";
+        out.push((e.event, serde_json::from_str(&e.data).unwrap()));
+        if end {
+            break;
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_chat_answer_and_the_investigation_behind_it_survive_a_kill_right_after_complete() {
+    let mut server = Killable::start(600).await;
+    let (client, base) = (server.client.clone(), server.base.clone());
+    let question = "Investigue contratos suspeitos do Ministério da Saúde em 2024";
+    let events = chat_turn(&client, &base, json!({"message": question})).await;
+    // Killed the moment `complete` arrives: everything it acknowledges must already be on disk.
+    server.kill();
+    let (name, done) = events.last().unwrap();
+    assert_eq!(name, "complete", "{events:?}");
+    let id = done["investigation_id"].as_str().expect("the turn ran an investigation").to_string();
+    let session = done["session_id"].as_str().unwrap().to_string();
+
+    server.restart(600).await;
+    let token = admin_token(&client, &base).await;
+    let r = client.get(format!("{base}/api/v1/investigations/{id}/status")).bearer_auth(&token).send().await;
+    let status: Value = r.unwrap().json().await.unwrap();
+    assert_eq!(status["status"], "completed", "the run the answer names is finished on disk: {status}");
+    let results = completed_results(&client, &base, &token, &id).await;
+    assert_eq!(results["anomalies"].as_array().unwrap().len() as u64, done["anomalies"].as_u64().unwrap());
+    let r = client.get(format!("{base}/api/v1/chat/history/{session}/paginated?limit=10")).send().await.unwrap();
+    let page: Value = r.json().await.unwrap();
+    let messages = page["items"].as_array().unwrap_or_else(|| panic!("{page}"));
+    assert_eq!(messages.len(), 2, "the question and the answer: {page}");
+    assert_eq!(messages[1]["id"], done["message_id"], "{page}");
+    assert_eq!(messages[1]["investigation_id"].as_str(), Some(id.as_str()), "{page}");
+    server.kill();
 }

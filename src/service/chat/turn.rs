@@ -120,7 +120,9 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accept
     Ok(Accepted { principal, session_id, owner, memory, explicit })
 }
 
-/// Stores the answer and the memory, makes them durable, then sends `complete`.
+/// Stores the answer and the memory, makes them durable (and with them the investigation the
+/// turn ran, whose start and end were left to this flush: `start_watched`), then sends
+/// `complete`.
 async fn finish(
     svc: &ChatService,
     acc: &Accepted,
