@@ -24,6 +24,8 @@ pub enum PortError {
 pub trait InvestigationStore: Send + Sync + 'static {
     /// Inserts or replaces an investigation.
     fn save(&self, inv: &Investigation) -> Result<(), PortError>;
+    /// Inserts an investigation that was never saved (fewer writes than [`Self::save`]).
+    fn create(&self, inv: &Investigation) -> Result<(), PortError>;
     /// Writes only the head (status and progress) of a running investigation: a run moves its
     /// progress a dozen times and its full record only at the start and the end. Reading the
     /// full record of a running investigation takes its progress from the head.

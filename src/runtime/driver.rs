@@ -130,12 +130,22 @@ fn failed(code: &str, message: String, recoverable: bool) -> Outcome {
 }
 
 async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, started: std::time::Instant) -> Outcome {
-    em.phases(&[Phase::Initialization, Phase::DataCollection]).await;
+    // Data already at hand (a dataset generated or fetched before) takes no time: the first
+    // phases' progress then goes out with the next step's, in its write. Otherwise it goes out
+    // before the run waits for the data.
+    em.queue_phases(&[Phase::Initialization, Phase::DataCollection]);
     let req = em.inv().request.clone();
     let query = req.data_query();
-    let fetched = tokio::select! {
-        r = deps.data.fetch(&query) => r,
-        _ = control.wait_cancelled() => return Outcome::Cancelled(None),
+    let mut fetch = std::pin::pin!(deps.data.fetch(&query));
+    let fetched = match futures::poll!(fetch.as_mut()) {
+        std::task::Poll::Ready(r) => r,
+        std::task::Poll::Pending => {
+            em.emit_queued().await;
+            tokio::select! {
+                r = fetch => r,
+                _ = control.wait_cancelled() => return Outcome::Cancelled(None),
+            }
+        }
     };
     let batch = match fetched {
         Ok(b) => b,
@@ -185,7 +195,9 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
     let params = em.inv().params.clone();
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
-    em.phase(Phase::AgentAnalysis, agents.len()).await;
+    // Queued: it goes out with the first findings when the analysis cache answers every agent
+    // at once, else before the run waits for an agent.
+    em.queue_phase(Phase::AgentAnalysis, agents.len());
     let analysis = analyse(deps, em, control, (&dataset, data), &params, &agents, &req.query).await;
     let (mut anomalies, outputs, agents_failed, agents_cached) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
@@ -300,54 +312,64 @@ async fn analyse(
     let mut outputs = Vec::new();
     let index: HashMap<&str, &Contract> = dataset.contracts.iter().map(|c| (c.id.as_str(), c)).collect();
     while !pending.is_empty() {
-        tokio::select! {
-            Some((idx, f)) = progress_rx.recv() => {
-                fractions[idx] = f.clamp(0.0, 1.0);
-                let pct = agent_pct(&fractions);
-                if pct - last_pct >= 5.0 {
-                    last_pct = pct;
-                    em.progress(Phase::AgentAnalysis, pct, pending.len()).await;
-                }
-            }
-            Some(done) = pending.next() => {
-                // What the agents that finished by now brought is persisted in one write:
-                // their new anomalies, their insights and the progress each completes (agents
-                // answered from the analysis cache all finish at once).
-                let mut ready = vec![done];
-                while let Some(Some(more)) = pending.next().now_or_never() {
-                    ready.push(more);
-                }
-                let mut events = Vec::new();
-                let mut running = pending.len() + ready.len();
-                for (agent, r) in ready {
-                    running -= 1;
-                    match r {
-                        Ok(mut out) => {
-                            // The anomalies (shared, not copied) go into the results; the
-                            // output keeps its insights and recommendations.
-                            for a in std::mem::take(&mut out.anomalies) {
-                                if emitted.insert(a.id.clone()) {
-                                    events.extend(em.anomaly_event(&a, &index));
-                                    anomalies.push(a);
-                                }
-                            }
-                            events.extend(out.insights.iter().map(|i| EventKind::Insight {
-                                agent: i.agent.clone(),
-                                message: i.insight.clone(),
-                                confidence: i.confidence,
-                            }));
-                            outputs.push((agent, out));
+        // An agent already finished is taken without waiting; queued progress goes out before
+        // the run waits.
+        let done = match pending.next().now_or_never() {
+            Some(Some(done)) => done,
+            _ => {
+                em.emit_queued().await;
+                tokio::select! {
+                    Some((idx, f)) = progress_rx.recv() => {
+                        fractions[idx] = f.clamp(0.0, 1.0);
+                        let pct = agent_pct(&fractions);
+                        if pct - last_pct >= 5.0 {
+                            last_pct = pct;
+                            em.progress(Phase::AgentAnalysis, pct, pending.len()).await;
                         }
-                        Err(e) => failed.push((agent.as_str().into(), e.to_string())),
+                        continue;
                     }
-                    if let Some(i) = agents.iter().position(|a| *a == agent) { fractions[i] = 1.0; }
-                    let pct = agent_pct(&fractions);
-                    last_pct = pct;
-                    events.push(em.progress_event(Phase::AgentAnalysis, pct, running));
+                    Some(done) = pending.next() => done,
                 }
-                em.emit_all(events).await;
             }
+        };
+        // What the agents that finished by now brought is persisted in one write:
+        // their new anomalies, their insights and the progress each completes (agents
+        // answered from the analysis cache all finish at once).
+        let mut ready = vec![done];
+        while let Some(Some(more)) = pending.next().now_or_never() {
+            ready.push(more);
         }
+        let mut events = Vec::new();
+        let mut running = pending.len() + ready.len();
+        for (agent, r) in ready {
+            running -= 1;
+            match r {
+                Ok(mut out) => {
+                    // The anomalies (shared, not copied) go into the results; the
+                    // output keeps its insights and recommendations.
+                    for a in std::mem::take(&mut out.anomalies) {
+                        if emitted.insert(a.id.clone()) {
+                            events.extend(em.anomaly_event(&a, &index));
+                            anomalies.push(a);
+                        }
+                    }
+                    events.extend(out.insights.iter().map(|i| EventKind::Insight {
+                        agent: i.agent.clone(),
+                        message: i.insight.clone(),
+                        confidence: i.confidence,
+                    }));
+                    outputs.push((agent, out));
+                }
+                Err(e) => failed.push((agent.as_str().into(), e.to_string())),
+            }
+            if let Some(i) = agents.iter().position(|a| *a == agent) {
+                fractions[i] = 1.0;
+            }
+            let pct = agent_pct(&fractions);
+            last_pct = pct;
+            events.push(em.progress_event(Phase::AgentAnalysis, pct, running));
+        }
+        em.emit_all(events).await;
     }
     // Completion order is a race; plan order keeps results identical for identical input.
     outputs.sort_by_key(|(a, _)| agents.iter().position(|x| x == a));

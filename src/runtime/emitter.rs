@@ -162,19 +162,25 @@ impl Emitter {
         self.emit(event).await;
     }
 
-    /// Enters each phase in turn (steps that take no time of their own), one write for all.
-    pub async fn phases(&mut self, phases: &[Phase]) {
-        let events = phases.iter().map(|p| self.phase_event(*p, 0)).collect();
-        self.emit_all(events).await;
-    }
-
     /// Enters each phase in turn (steps that take no time of their own), their events queued
     /// for the next emission: written and published with it, in the same write.
     pub fn queue_phases(&mut self, phases: &[Phase]) {
         for p in phases {
-            let event = self.phase_event(*p, 0);
-            self.pending.push(event);
+            self.queue_phase(*p, 0);
         }
+    }
+
+    /// Enters `phase` with its event queued for the next emission (see
+    /// [`Emitter::emit_queued`] for a step that turns out to take time).
+    pub fn queue_phase(&mut self, phase: Phase, agents_active: usize) {
+        let event = self.phase_event(phase, agents_active);
+        self.pending.push(event);
+    }
+
+    /// Emits what is queued, if anything: called before a run waits, so that progress queued
+    /// for a step that takes time goes out when the step starts.
+    pub async fn emit_queued(&mut self) {
+        self.emit_all(Vec::new()).await;
     }
 
     /// The queued events, then `kinds` (the queue emptied).

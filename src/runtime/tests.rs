@@ -377,3 +377,4 @@ async fn an_agent_reports_the_memory_its_running_analysis_holds_and_unloading_fr
 }
 
 mod activity;
+mod progress;

@@ -155,7 +155,7 @@ impl InvestigationService {
         // recovers a prefix of the writes, so whichever flush makes the record durable makes
         // the reservation durable too (its first events then need no flush of their own).
         self.store.reserve_seq(inv.id, SEQ_BLOCK).map_err(Error::internal)?;
-        self.store.save(&inv).map_err(Error::internal)?;
+        self.store.create(&inv).map_err(Error::internal)?;
         Ok(inv)
     }
 

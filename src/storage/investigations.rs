@@ -99,10 +99,12 @@ impl Store {
         }
         Ok(())
     }
-}
 
-impl InvestigationStore for Store {
-    fn save(&self, inv: &Investigation) -> Result<(), PortError> {
+    /// Writes the record and its head. `replacing` marks the id pending around the two
+    /// writes (a crash between them leaves a stale head the store repairs when it opens); a new
+    /// investigation needs no mark: a crash between them leaves a record without a head, which
+    /// the store backfills when it opens.
+    fn write_investigation(&self, inv: &Investigation, replacing: bool) -> Result<(), PortError> {
         self.stats.wrote();
         let full = super::bodies::encode_record(inv)?;
         let head = encode(&InvestigationHead::from(inv))?;
@@ -110,19 +112,33 @@ impl InvestigationStore for Store {
         self.stats.time(
             "investigations.save",
             || -> Result<(), StorageError> {
-                self.heads_pending.insert(&key[..], &[])?;
+                if replacing {
+                    self.heads_pending.insert(&key[..], &[])?;
+                }
                 // The body before the record that leaves it out (see `bodies`).
                 if let Some(results) = &inv.results {
                     self.hold_body(inv.id, results)?;
                 }
                 self.investigations.insert(&key[..], full.as_slice())?;
                 self.heads.insert(&key[..], head.as_slice())?;
-                self.heads_pending.remove(&key[..])?;
+                if replacing {
+                    self.heads_pending.remove(&key[..])?;
+                }
                 Ok(())
             },
             |_| 1,
         )?;
         Ok(())
+    }
+}
+
+impl InvestigationStore for Store {
+    fn save(&self, inv: &Investigation) -> Result<(), PortError> {
+        self.write_investigation(inv, true)
+    }
+
+    fn create(&self, inv: &Investigation) -> Result<(), PortError> {
+        self.write_investigation(inv, false)
     }
 
     fn save_progress(&self, inv: &Investigation) -> Result<(), PortError> {
