@@ -74,6 +74,8 @@ pub(crate) enum HostMsg {
     Analyse(Box<Job>, RpcReplyPort<Result<AgentOutput, JobFailure>>),
     /// Sets the cancel flag of every running analysis (forced unload).
     CancelAll,
+    /// An analysis ended: its cancel flag is dropped (its in-flight count was released before
+    /// its caller heard the answer); a panic stops the host.
     JobDone {
         job: u64,
         panic: Option<String>,
@@ -163,11 +165,19 @@ impl Actor for AgentHost {
                             Err(_) => CallEnd::Failed,
                         });
                     }
+                    // Ended before the caller hears it: the caller then returns its lease, and
+                    // the pool, serving the next lease waiting under the cap, must not find this
+                    // agent still analysing (it would put the waiter back with nothing left to
+                    // wake it until the next tick).
+                    let in_flight = shared
+                        .in_flight
+                        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(1)))
+                        .map_or(0, |n| n.saturating_sub(1));
                     events.send(PoolEvent::AnalysisFinished {
                         agent: id,
                         error: result.as_ref().err().map(ToString::to_string),
                         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-                        in_flight: shared.in_flight.load(Ordering::Acquire).saturating_sub(1),
+                        in_flight,
                         memory_mb: memory::to_mb(shared.held_bytes()),
                         at: Utc::now(),
                     });
@@ -178,7 +188,6 @@ impl Actor for AgentHost {
             HostMsg::CancelAll => st.running.values().for_each(CancelFlag::cancel),
             HostMsg::JobDone { job, panic } => {
                 st.running.remove(&job);
-                st.shared.in_flight.fetch_sub(1, Ordering::AcqRel);
                 if let Some(text) = panic {
                     return Err(format!("analysis of {} panicked: {text}", st.agent.id()).into());
                 }
