@@ -8,7 +8,8 @@
 //! sees a gap in the numbers (the restart marker), never the same number twice. A resumed run
 //! does not emit again an anomaly whose event is stored, and its anomaly count is recounted
 //! from the stored events. A fresh run has no events: it numbers from 1, within the first block
-//! its starter reserved in the same flush that made the investigation durable.
+//! its starter reserved before writing the investigation (the flush that makes the record
+//! durable makes the reservation durable too: sled recovers a prefix of the writes).
 //!
 //! Progress of a step that takes no time of its own can be queued: it is written and
 //! published with the next emission, in the same write.
@@ -46,7 +47,7 @@ pub(crate) struct Emitter {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
     /// Just started: no event of it exists, and its starter reserved its first [`SEQ_BLOCK`]
-    /// numbers durably with it.
+    /// numbers before writing it (durable whenever the investigation is).
     Fresh,
     /// May have stored and published events before.
     Resumed,

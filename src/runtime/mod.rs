@@ -211,7 +211,7 @@ impl RuntimeHandle {
     }
 
     /// Starts running an investigation already saved as `processing`: a fresh one (its first
-    /// [`SEQ_BLOCK`] event numbers reserved durably by the caller with the save), or one
+    /// [`SEQ_BLOCK`] event numbers reserved by the caller before the save), or one
     /// resumed after an interruption. `false` when the runtime is draining or the
     /// investigation already runs.
     pub async fn start_investigation(&self, inv: Investigation, kind: RunKind) -> Result<bool, RuntimeError> {

@@ -27,6 +27,11 @@ impl Agent for Sleeper {
     }
 }
 
+/// Every agent a [`Sleeper`].
+fn sleepers() -> AgentFactory {
+    Arc::new(|id| Some(Box::new(Sleeper(id)) as Box<dyn Agent>))
+}
+
 /// Holds 8 MiB while it analyses, reports progress, and waits to be cancelled.
 struct Hoarder;
 impl Agent for Hoarder {
@@ -150,7 +155,7 @@ async fn with_a_cap_of_one_every_agent_of_an_investigation_takes_its_turn() {
 
 #[tokio::test]
 async fn a_leased_agent_is_in_use_before_its_analysis_starts() {
-    let factory: AgentFactory = Arc::new(|id| Some(Box::new(Sleeper(id)) as Box<dyn Agent>));
+    let factory = sleepers();
     let (rt, store, _dir) = runtime_with(factory, agents_config(15.0, 1)).await;
     let inv = start(&rt, &store).await;
     wait_until("one agent is analysing", || async {
@@ -258,7 +263,7 @@ async fn repeated_failures_make_an_agent_unavailable_instead_of_restarting_forev
 
 #[tokio::test]
 async fn cancelling_an_investigation_stops_the_agents_work() {
-    let factory: AgentFactory = Arc::new(|id| Some(Box::new(Sleeper(id)) as Box<dyn Agent>));
+    let factory = sleepers();
     let (rt, store, _dir) = runtime_with(factory, agents_config(15.0, 10)).await;
     let inv = start(&rt, &store).await;
     wait_until("agents are busy", || async { rt.status().await.unwrap().agents.iter().any(|a| a.in_flight > 0) }).await;

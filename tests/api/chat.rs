@@ -10,7 +10,12 @@ use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
 /// One streamed turn: (event name, data) in order, to the terminal event.
 pub async fn turn(app: &TestApp, body: Value) -> Vec<(String, Value)> {
-    let resp = app.client.post(app.url("/api/v1/chat/stream")).json(&body).send().await.unwrap();
+    turn_at(&app.client, &app.url("/api/v1/chat/stream"), body).await
+}
+
+/// [`turn`] against the chat stream at `url` (of any server, the test app's or a binary's).
+pub async fn turn_at(client: &reqwest::Client, url: &str, body: Value) -> Vec<(String, Value)> {
+    let resp = client.post(url).json(&body).send().await.unwrap();
     assert_eq!(resp.status(), 200);
     assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
     assert_eq!(resp.headers()["cache-control"], "no-cache");

@@ -237,29 +237,13 @@ async fn investigations_that_found_the_same_share_one_stored_body_and_read_it_ba
     server.kill();
 }
 
-/// One chat turn over SSE against `base`, read to its terminal event: (event name, data).
-async fn chat_turn(client: &reqwest::Client, base: &str, body: Value) -> Vec<(String, Value)> {
-    use eventsource_stream::Eventsource;
-    use futures::StreamExt;
-    let resp = client.post(format!("{base}/api/v1/chat/stream")).json(&body).send().await.unwrap();
-    let mut stream = resp.bytes_stream().eventsource();
-    let mut out = Vec::new();
-    while let Ok(Some(Ok(e))) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await {
-        let end = e.event == "complete" || e.event == "error";
-        out.push((e.event, serde_json::from_str(&e.data).unwrap()));
-        if end {
-            break;
-        }
-    }
-    out
-}
-
 #[tokio::test]
 async fn a_chat_answer_and_the_investigation_behind_it_survive_a_kill_right_after_complete() {
     let mut server = Killable::start(600).await;
     let (client, base) = (server.client.clone(), server.base.clone());
     let question = "Investigue contratos suspeitos do Ministério da Saúde em 2024";
-    let events = chat_turn(&client, &base, json!({"message": question})).await;
+    let url = format!("{base}/api/v1/chat/stream");
+    let events = crate::chat::turn_at(&client, &url, json!({"message": question})).await;
     // Killed the moment `complete` arrives: everything it acknowledges must already be on disk.
     server.kill();
     let (name, done) = events.last().unwrap();

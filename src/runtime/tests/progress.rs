@@ -19,8 +19,7 @@ fn phases_stored(store: &Store, id: crate::domain::InvestigationId) -> Vec<Phase
 
 #[tokio::test]
 async fn the_analysis_phase_goes_out_before_the_run_waits_for_an_agent_that_takes_time() {
-    let factory: AgentFactory = Arc::new(|id| Some(Box::new(Sleeper(id)) as Box<dyn Agent>));
-    let (rt, store, _dir) = runtime_with(factory, agents_config(15.0, 10)).await;
+    let (rt, store, _dir) = runtime_with(sleepers(), agents_config(15.0, 10)).await;
     let inv = start(&rt, &store).await;
     wait_until("the analysis phase is stored and published", || async {
         phases_stored(&store, inv.id).contains(&Phase::AgentAnalysis)

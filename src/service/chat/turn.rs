@@ -85,7 +85,15 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut
     let result = work::answer(svc, &accepted, &req.message, &route, mode, &mut out).await;
     match result {
         Ok(done) => finish(svc, &accepted, &route, done, user.id, out).await,
-        Err(e) => out.send(ChatEventKind::from_error(&e)).await,
+        Err(e) => {
+            // What the turn wrote is durable before the error is told, like an answer: an
+            // investigation it started left its end's durability to the turn (`start_watched`),
+            // and the error may name it.
+            if let Err(flush) = svc.store.flush().await {
+                tracing::error!(error = %flush, "a failed chat turn's writes could not be made durable");
+            }
+            out.send(ChatEventKind::from_error(&e)).await
+        }
     }
 }
 

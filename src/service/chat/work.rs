@@ -240,15 +240,11 @@ pub(super) async fn run_investigation(
                 }
             }
             EventKind::Complete { .. } => break,
-            // The run left its end's durability to this turn (`start_watched`): durable before
-            // the error names it.
             EventKind::Error { code, message, .. } => {
                 let code = ErrorCode::parse(&code).unwrap_or(ErrorCode::ServiceUnavailable);
-                let _ = svc.store.flush().await;
                 return Err(Error::new(code, message).with("investigation_id", id.to_string()));
             }
             EventKind::Cancelled { .. } => {
-                let _ = svc.store.flush().await;
                 return Err(Error::new(ErrorCode::ServiceUnavailable, "the investigation was cancelled")
                     .with("investigation_id", id.to_string()));
             }
