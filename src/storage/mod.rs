@@ -18,6 +18,7 @@ mod prune;
 mod registry;
 mod sanctions;
 mod sessions;
+pub use flusher::Writer;
 pub use prune::Pruned;
 mod settings;
 pub mod stats;
@@ -151,6 +152,13 @@ impl Store {
     /// the single flusher thread (see [`flusher`]); sled's `flush_async` is never used.
     pub async fn flush(&self) -> Result<(), StorageError> {
         self.flusher.flush().await
+    }
+
+    /// Counts a unit of work that will end with a flush (a chat turn) until the guard is
+    /// dropped: while enough of them run, the flusher gathers their flushes into fewer ones
+    /// (group commit, see [`flusher`]).
+    pub fn writer(&self) -> Writer {
+        self.flusher.writer()
     }
 
     /// [`Store::flush`] for synchronous callers that are not on an async worker thread.

@@ -39,6 +39,8 @@ pub(super) struct Done {
 
 /// Runs a whole turn, sending its events to `out`.
 pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut out: Sender) {
+    // Counted until the turn ends: its answer's flush is gathered with its siblings'.
+    let _writer = svc.store.writer();
     let accepted = match accept(svc, &req, caller) {
         Ok(a) => a,
         Err(e) => {
