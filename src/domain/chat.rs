@@ -135,7 +135,44 @@ pub struct ChatSession {
     pub read_upto: Option<(DateTime<Utc>, String)>,
     /// What the memory agent (nana) keeps between turns, as it wrote it.
     #[serde(default)]
-    pub memory: serde_json::Value,
+    pub memory: MemoryJson,
+}
+
+/// nana's memory of a session as the JSON text it was written as (`null` before the first
+/// answer). Kept as text, not as a tree of values: a turn writes it with its answer and reads it
+/// back at the next turn, and building, copying and dropping a tree each time cost a tenth of
+/// a chat investigation turn's own work. Stored inline in the session's record as before.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MemoryJson(Box<serde_json::value::RawValue>);
+
+impl MemoryJson {
+    /// The memory `value` as JSON text.
+    pub fn of<T: Serialize>(value: &T) -> Result<MemoryJson, serde_json::Error> {
+        serde_json::value::to_raw_value(value).map(MemoryJson)
+    }
+
+    /// The memory read back, if it is one of `T` (`null` and other shapes are not).
+    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_str(self.0.get()).ok()
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl Default for MemoryJson {
+    fn default() -> Self {
+        MemoryJson(serde_json::value::RawValue::NULL.to_owned())
+    }
+}
+
+impl PartialEq for MemoryJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
 }
 
 impl ChatSession {
@@ -154,7 +191,7 @@ impl ChatSession {
             title,
             message_count: 0,
             read_upto: None,
-            memory: serde_json::Value::Null,
+            memory: MemoryJson::default(),
         }
     }
 
@@ -186,6 +223,27 @@ pub fn validate_message(message: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_keeps_its_memory_as_written_and_reads_records_with_or_without_one() {
+        let mut s = ChatSession::new(ChatSessionId::new(), Uuid::nil(), "olá");
+        assert_eq!(s.memory.as_str(), "null");
+        assert_eq!(s.memory.read::<std::collections::BTreeMap<String, u32>>(), None);
+        s.memory = MemoryJson::of(&serde_json::json!({"turns": 2, "language": "pt"})).unwrap();
+        let stored = serde_json::to_string(&s).unwrap();
+        assert!(stored.contains(r#""memory":{"language":"pt","turns":2}"#), "inline, as before: {stored}");
+        let back: ChatSession = serde_json::from_str(&stored).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.memory.read::<serde_json::Value>().unwrap()["turns"], 2);
+        // A record written before the field existed, and one with a null memory.
+        let mut old: serde_json::Value = serde_json::from_str(&stored).unwrap();
+        old.as_object_mut().unwrap().remove("memory");
+        let without: ChatSession = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(without.memory, MemoryJson::default());
+        old["memory"] = serde_json::Value::Null;
+        let null: ChatSession = serde_json::from_slice(&serde_json::to_vec(&old).unwrap()).unwrap();
+        assert_eq!(null.memory.as_str(), "null");
+    }
 
     #[test]
     fn client_session_ids_are_checked_and_server_ids_are_uuids() {

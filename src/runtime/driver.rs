@@ -234,12 +234,8 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         let why: Vec<String> = agents_failed.iter().map(|(a, e)| format!("{a}: {e}")).collect();
         return failed("AGENTS_FAILED", format!("every agent failed ({})", why.join("; ")), true);
     }
-    anomalies.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then(b.value_at_stake().total_cmp(&a.value_at_stake()))
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    // Most severe first, then most money at stake (each looked up once), then by id.
+    vigia_agents::engine::sort(&mut anomalies);
     if let Some(max) = req.max_results {
         anomalies.truncate(max as usize);
     }

@@ -162,10 +162,10 @@ pub fn top_suppliers(dataset: &Dataset, n: usize) -> Vec<(String, f64)> {
             *totals.entry(name).or_default() += c.value();
         }
     }
-    let mut ranked: Vec<(String, f64)> = totals.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked.truncate(n);
-    ranked
+    let mut ranked: Vec<(&str, f64)> = totals.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    // Only the names kept are copied.
+    ranked.into_iter().take(n).map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// What nana keeps of a session between turns (the host stores it, e.g. in sled).

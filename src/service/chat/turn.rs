@@ -11,7 +11,7 @@ use super::events::{ChatEventKind, Phrasing, Sender};
 use super::work::{self, Mode};
 use super::{Caller, ChatRequest, ChatService};
 use crate::domain::Principal;
-use crate::domain::chat::{ChatMessage, ChatRole, ChatSessionId, validate_message};
+use crate::domain::chat::{ChatMessage, ChatRole, ChatSessionId, MemoryJson, validate_message};
 use crate::error::{Error, ErrorCode};
 use crate::service::admin::resolve_agent;
 
@@ -125,7 +125,7 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accept
         None | Some("") | Some("auto") => req.agent_id.as_deref().and_then(AgentId::parse),
         Some(name) => Some(resolve_agent(name)?),
     };
-    let memory = session.as_ref().and_then(|s| serde_json::from_value::<SessionMemory>(s.memory.clone()).ok());
+    let memory = session.as_ref().and_then(|s| s.memory.read::<SessionMemory>());
     let owner = session.map_or_else(|| principal.as_ref().map_or(Uuid::nil(), |p| p.user_id.0), |s| s.owner);
     Ok(Accepted { principal, session_id, owner, memory, explicit })
 }
@@ -145,7 +145,7 @@ async fn finish(
     reply.agent = Some(done.agent.as_str().into());
     reply.investigation_id = done.investigation_id.clone();
     let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
-    let memory = serde_json::to_value(&memory).unwrap_or_default();
+    let memory = MemoryJson::of(&memory).unwrap_or_default();
     let stored = svc.store.append_chat_message_with(acc.owner, &reply, |s| s.memory = memory.clone());
     let durable = match stored {
         Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
