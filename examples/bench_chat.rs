@@ -4,7 +4,9 @@
 //!
 //! Starts `target/release/vigia serve` (demo mode, 200 demo contracts per fetch, rate limits
 //! off) and measures, with a Rust SSE/WebSocket client:
-//! - time to the first event and to `complete` (p50, p99), completed answers per second and the
+//! - time to the first event and to `complete` (p50, p99), the first event of a probe (one turn
+//!   at a time from each of four loops, 20 ms apart, on a thread and runtime of its own, beside the load, so that its figure is the
+//!   server's without the load generator's own tasks waiting for their thread), completed answers per second and the
 //!   server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
 //!   history, drummond's answer, durable storage; no analysis), for analysis turns answered by
 //!   an agent over the demo data without an investigation (lampião's regional spending), and
@@ -20,6 +22,8 @@
 #[path = "support/server.rs"]
 mod server;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
@@ -65,8 +69,35 @@ fn cpu_secs(pid: u32) -> Option<f64> {
     Some((utime + stime) / ticks)
 }
 
+/// While `running`, turns of `message` from four loops that each wait 20 ms between turns, on
+/// a thread of its own (its own single-threaded runtime and connections), beside the load: the time to its first event
+/// is the server's, without the wait of the load generator's own tasks for their thread.
+fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Duration>> {
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            return Vec::new();
+        };
+        rt.block_on(async {
+            let client = reqwest::Client::new();
+            // Four probing loops: about a hundred turns over a one-second level.
+            let loops = (0..4).map(|_| async {
+                let mut first = Vec::new();
+                while running.load(Ordering::Relaxed) {
+                    if let Some((f, _, true)) = turn(&client, &base, &message).await {
+                        first.push(f);
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                first
+            });
+            futures::future::join_all(loops).await.concat()
+        })
+    })
+}
+
 /// `total` turns of `message`, `concurrency` at a time, against the server `pid`; prints
-/// latencies, the rate and the server's CPU time per completed answer.
+/// latencies (also the probe's first event, see [`probe`]), the rate and the server's CPU time
+/// per completed answer.
 async fn level(
     (client, base, pid): (&reqwest::Client, &str, u32),
     message: &str,
@@ -74,6 +105,8 @@ async fn level(
     concurrency: usize,
     total: usize,
 ) {
+    let running = Arc::new(AtomicBool::new(true));
+    let prober = (concurrency > 1).then(|| probe(base.to_string(), message.to_string(), running.clone()));
     let cpu = cpu_secs(pid);
     let began = Instant::now();
     let results: Vec<_> = futures::stream::iter(0..total)
@@ -82,17 +115,26 @@ async fn level(
         .collect()
         .await;
     let secs = began.elapsed().as_secs_f64();
+    let cpu_after = cpu_secs(pid);
+    running.store(false, Ordering::Relaxed);
+    let mut probed = prober.and_then(|p| p.join().ok()).unwrap_or_default();
+    probed.sort();
     let ok: Vec<_> = results.iter().flatten().filter(|r| r.2).collect();
-    let cpu_ms = match (cpu, cpu_secs(pid)) {
+    let cpu_ms = match (cpu, cpu_after) {
         (Some(a), Some(b)) if !ok.is_empty() => format!("{:.2}", (b - a) * 1000.0 / ok.len() as f64),
         _ => "n/a".into(),
+    };
+    let probe_cell = if probed.is_empty() {
+        "-".to_string()
+    } else {
+        format!("{:.2} / {:.2} ({})", pct(&probed, 0.5), pct(&probed, 0.99), probed.len())
     };
     let mut first: Vec<Duration> = ok.iter().map(|r| r.0).collect();
     let mut done: Vec<Duration> = ok.iter().map(|r| r.1).collect();
     first.sort();
     done.sort();
     println!(
-        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {cpu_ms} |",
+        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {probe_cell} | {:.1} | {:.1} | {:.0} | {cpu_ms} |",
         ok.len(),
         pct(&first, 0.5),
         pct(&first, 0.99),
@@ -142,9 +184,9 @@ async fn main() -> anyhow::Result<()> {
     turn(&client, &base, "olá").await;
 
     println!(
-        "| turn | concurrent | completed | first event p50 ms | p99 ms | complete p50 ms | p99 ms | answers/s | server CPU ms per answer |"
+        "| turn | concurrent | completed | first event p50 ms | p99 ms | probe's first event p50 / p99 ms (turns) | complete p50 ms | p99 ms | answers/s | server CPU ms per answer |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let at = (&client, base.as_str(), server.id());
     let question = "Investigue contratos do Ministério da Saúde em 2024";
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)].into_iter().filter(|_| wanted("conversation")) {
@@ -187,11 +229,11 @@ async fn main() -> anyhow::Result<()> {
     let idle = rss_mb(server.id()).unwrap_or(f64::NAN);
     // 10,000 SSE turns sent at once: the peak RSS while they are in flight.
     let pid = server.id();
-    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampling = Arc::new(AtomicBool::new(true));
     let flag = sampling.clone();
     let sampler = tokio::spawn(async move {
         let mut peak: f64 = 0.0;
-        while flag.load(std::sync::atomic::Ordering::Relaxed) {
+        while flag.load(Ordering::Relaxed) {
             peak = peak.max(rss_mb(pid).unwrap_or(0.0));
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -206,7 +248,7 @@ async fn main() -> anyhow::Result<()> {
         .collect()
         .await;
     let secs = began.elapsed().as_secs_f64();
-    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    sampling.store(false, Ordering::Relaxed);
     let peak = sampler.await.unwrap_or(f64::NAN);
     let done = results.iter().flatten().filter(|r| r.2).count();
     println!(
