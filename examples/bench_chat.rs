@@ -4,16 +4,14 @@
 //!
 //! Starts `target/release/vigia serve` (demo mode, 200 demo contracts per fetch, rate limits
 //! off) and measures, with a Rust SSE/WebSocket client:
-//! - time to the first event and to `complete` (p50, p99), the first event of a probe (one turn
-//!   at a time from each of four loops, 20 ms apart, on a thread and runtime of its own, beside the load, so that its figure is the
-//!   server's without the load generator's own tasks waiting for their thread), completed answers per second and the
-//!   server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, for conversational turns ("olá": routing, memory,
-//!   history, drummond's answer, durable storage; no analysis), for analysis turns answered by
-//!   an agent over the demo data without an investigation (lampião's regional spending), and
-//!   for investigation turns
-//!   (a real investigation of the demo data per turn, streamed finding by finding; the same
-//!   question each turn, so the analysis cache serves the agents' outputs, then again on a
-//!   server with the analysis cache off);
+//! - time to the first event and to `complete` (p50, p99), completed answers per second and
+//!   the server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, and the
+//!   first event of a probe beside the load (see [`probe`]), for conversational turns ("olá":
+//!   routing, memory, history, drummond's answer, durable storage; no analysis), for analysis
+//!   turns answered by an agent over the demo data without an investigation (lampião's
+//!   regional spending), and for investigation turns (a real investigation of the demo data
+//!   per turn, streamed finding by finding; the same question each turn, so the analysis cache
+//!   serves the agents' outputs, then again on a server with the analysis cache off)
 //!   (`-- --only conversation`, `-- --only regional` or `-- --only investigation` measures
 //!   only those turns, on the one server, analysis cache on);
 //! - on a fresh server: the peak RSS while 10,000 SSE chat turns are in flight at once, and the
@@ -70,8 +68,9 @@ fn cpu_secs(pid: u32) -> Option<f64> {
 }
 
 /// While `running`, turns of `message` from four loops that each wait 20 ms between turns, on
-/// a thread of its own (its own single-threaded runtime and connections), beside the load: the time to its first event
-/// is the server's, without the wait of the load generator's own tasks for their thread.
+/// a thread of its own (its own single-threaded runtime and connections), beside the load:
+/// the time to its first event is the server's, without the wait of the load generator's own
+/// tasks for their thread.
 fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Duration>> {
     std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {

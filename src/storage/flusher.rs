@@ -60,11 +60,11 @@ struct Requests {
 }
 
 impl Requests {
-    /// Whether the thread must be woken to see the state now: it waits for a first ticket, or
-    /// it gathers and nothing is left to gather for (a ticket or a writer that ends makes every
-    /// running writer wait). A thread that is flushing looks at the tickets when it is done.
-    fn wakes(&self, writers: u64, busy: u64) -> bool {
-        self.stopping || self.idle || (self.gathering && !gathers(self.issued - self.taken, writers, busy))
+    /// Whether a flush the thread holds back is no longer worth holding (a ticket or a writer
+    /// that ends left too few writers working). A thread that is flushing looks at the tickets
+    /// when it is done; one waiting for a first ticket is woken by a ticket alone.
+    fn releases(&self, writers: u64, busy: u64) -> bool {
+        self.gathering && !gathers(self.issued - self.taken, writers, busy)
     }
 }
 
@@ -122,7 +122,7 @@ impl Flusher {
                 return Err(StorageError::Closed);
             }
             r.issued += 1;
-            if r.wakes(self.shared.writers.load(Ordering::Relaxed), self.shared.busy) {
+            if r.idle || r.releases(self.shared.writers.load(Ordering::Relaxed), self.shared.busy) {
                 self.shared.wake.notify_one();
             }
             r.issued
@@ -173,8 +173,9 @@ pub struct Writer {
 impl Drop for Writer {
     fn drop(&mut self) {
         let writers = self.shared.writers.fetch_sub(1, Ordering::Relaxed) - 1;
-        // A flush held back for this unit may no longer be worth holding.
-        if self.shared.lock().wakes(writers, self.shared.busy) {
+        // A flush held back for this unit may no longer be worth holding (an idle thread has
+        // nothing to flush: waking it would only put it back to sleep).
+        if self.shared.lock().releases(writers, self.shared.busy) {
             self.shared.wake.notify_one();
         }
     }
