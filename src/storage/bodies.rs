@@ -109,13 +109,16 @@ impl DecodedBodies {
             decoded.insert(key, body.clone(), len, FOREVER);
         }
         drop(decoded);
+        // The latest holder of a digest replaces the one before: the same findings arrive as
+        // other shared values once the analysis cache is refilled (concurrent runs that all
+        // missed put theirs one after another), and the runs after it hold those.
         let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
-        if !recent.iter().any(|r| r.0 == digest) {
-            if recent.len() == RECENT_BODIES {
-                recent.pop_back();
-            }
-            recent.push_front((digest, body, len));
+        if let Some(at) = recent.iter().position(|r| r.0 == digest) {
+            recent.remove(at);
+        } else if recent.len() == RECENT_BODIES {
+            recent.pop_back();
         }
+        recent.push_front((digest, body, len));
     }
 }
 

@@ -162,3 +162,21 @@ fn a_body_read_from_disk_is_kept_decoded_for_the_next_holder() {
     let (x, y) = (&first.results.unwrap().anomalies, &second.results.unwrap().anomalies);
     assert!(x.iter().zip(y).all(|(p, q)| Arc::ptr_eq(p, q)), "both read the one decoded body");
 }
+
+#[test]
+fn the_same_findings_saved_as_other_shared_values_are_known_by_the_latest() {
+    let store = Store::temporary().unwrap();
+    let first = findings();
+    // The analysis cache refilled by runs that all missed: equal findings, other values.
+    let again: Vec<Arc<Anomaly>> = first.iter().map(|a| Arc::new((**a).clone())).collect();
+    store.save(&finished(&first, "a")).unwrap();
+    let later = finished(&again, "b");
+    assert!(store.decoded.known(later.results.as_ref().unwrap()).is_none());
+    store.save(&later).unwrap();
+    let next = finished(&again, "c");
+    let known = store.decoded.known(next.results.as_ref().unwrap()).expect("known by the values it was saved with");
+    assert!(known.1.anomalies.iter().zip(&again).all(|(p, q)| Arc::ptr_eq(p, q)));
+    store.save(&next).unwrap();
+    assert_eq!(store.bodies.len(), 1);
+    assert_reads_back(&store, &next);
+}
