@@ -5,7 +5,9 @@
 //! value a fourth the size is less for the store to write, keep and rewrite. Smaller values
 //! (heads, single events, chat messages, sessions) stay plain: compressing them would cost more
 //! time than the space it saves. Values written before compression existed (plain JSON under
-//! [`VALUE_VERSION`], whatever their size) are read as they are.
+//! [`VALUE_VERSION`], whatever their size) are read as they are. Batches of event kinds (see
+//! `event_batches`) have version bytes of their own, [`KINDS_VERSION`] and [`KINDS_DEFLATED`]:
+//! their events are numbered from the record's key, not in the JSON.
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
@@ -21,6 +23,10 @@ pub(super) const VALUE_VERSION: u8 = 1;
 pub(super) const VALUE_DEFLATED: u8 = 2;
 /// Encoded values at least this large are stored deflated.
 pub(super) const DEFLATE_FROM: usize = 32 * 1024;
+/// Version byte of a batch of event kinds (numbered from its key) stored as plain JSON.
+pub(super) const KINDS_VERSION: u8 = 3;
+/// Version byte of a batch of event kinds (numbered from its key) stored as deflated JSON.
+pub(super) const KINDS_DEFLATED: u8 = 4;
 
 /// Encodes a value with its version byte (deflated when large).
 pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
@@ -48,11 +54,17 @@ pub(super) fn with_json<T: Serialize, R>(
     })
 }
 
-/// Encodes a run's batch of events, deflated from [`EVENTS_DEFLATE_FROM`] bytes: the findings
-/// of a step of a run are one record of ten or twenty kilobytes, kept for the retention window
-/// (about half the store's live data under load before they were deflated).
-pub(super) fn encode_events<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {
-    with_json(value, |json| encode_json_from(json, EVENTS_DEFLATE_FROM))
+/// The stored form of a run's batch of event kinds already serialised, under the kinds'
+/// version bytes, deflated from [`EVENTS_DEFLATE_FROM`] bytes: the findings of a step of a run
+/// are one record of ten or twenty kilobytes, kept for the retention window (about half the
+/// store's live data under load before they were deflated).
+pub(super) fn encode_kinds(json: &[u8]) -> Result<Vec<u8>, StorageError> {
+    encode_json_as(json, EVENTS_DEFLATE_FROM, [KINDS_VERSION, KINDS_DEFLATED])
+}
+
+/// Whether a stored value is a batch of event kinds written by [`encode_kinds`].
+pub(super) fn holds_kinds(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(&(KINDS_VERSION | KINDS_DEFLATED)))
 }
 
 /// Encoded event batches at least this large are stored deflated.
@@ -61,21 +73,21 @@ pub(super) const EVENTS_DEFLATE_FROM: usize = 8 * 1024;
 /// The stored form of JSON already serialised: its version byte, then the JSON as it is or,
 /// when large, deflated.
 pub(super) fn encode_json(json: &[u8]) -> Result<Vec<u8>, StorageError> {
-    encode_json_from(json, DEFLATE_FROM)
+    encode_json_as(json, DEFLATE_FROM, [VALUE_VERSION, VALUE_DEFLATED])
 }
 
-/// [`encode_json`] deflating from `from` bytes.
-fn encode_json_from(json: &[u8], from: usize) -> Result<Vec<u8>, StorageError> {
+/// `json` after its version byte, `plain` or (from `from` bytes) `deflated`, and then deflated.
+fn encode_json_as(json: &[u8], from: usize, [plain, deflated]: [u8; 2]) -> Result<Vec<u8>, StorageError> {
     if json.len() + 1 < from {
         let mut out = Vec::with_capacity(json.len() + 1);
-        out.push(VALUE_VERSION);
+        out.push(plain);
         out.extend_from_slice(json);
         return Ok(out);
     }
     // The version byte first, uncompressed; then the JSON at the fastest level (most of the
     // gain, repeated names, at a fraction of the time).
     let mut head = Vec::with_capacity(json.len() / 3 + 16);
-    head.push(VALUE_DEFLATED);
+    head.push(deflated);
     let mut deflated = flate2::write::DeflateEncoder::new(head, flate2::Compression::fast());
     deflated.write_all(json).map_err(io)?;
     deflated.finish().map_err(io)
@@ -87,8 +99,8 @@ const KEPT_BUFFER: usize = 1 << 20;
 /// The JSON of a value written by [`encode`] (inflated when it was stored deflated).
 pub(super) fn json_of(bytes: &[u8]) -> Result<Cow<'_, [u8]>, StorageError> {
     match bytes.split_first() {
-        Some((&VALUE_VERSION, rest)) => Ok(Cow::Borrowed(rest)),
-        Some((&VALUE_DEFLATED, rest)) => {
+        Some((&(VALUE_VERSION | KINDS_VERSION), rest)) => Ok(Cow::Borrowed(rest)),
+        Some((&(VALUE_DEFLATED | KINDS_DEFLATED), rest)) => {
             let mut json = Vec::with_capacity(rest.len() * 4);
             flate2::read::DeflateDecoder::new(rest).read_to_end(&mut json).map_err(io)?;
             Ok(Cow::Owned(json))

@@ -31,18 +31,6 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
     key
 }
 
-/// Decodes one record of the events tree (one event, or an array of consecutive ones) into
-/// `out`.
-fn decode_events(bytes: &[u8], out: &mut Vec<InvestigationEvent>) -> Result<(), StorageError> {
-    let json = super::codec::json_of(bytes)?;
-    if json.first() == Some(&b'[') {
-        out.extend(serde_json::from_slice::<Vec<InvestigationEvent>>(&json)?);
-    } else {
-        out.push(serde_json::from_slice(&json)?);
-    }
-    Ok(())
-}
-
 impl Store {
     /// The head of one investigation (never decodes its results).
     pub fn head(&self, id: InvestigationId) -> Result<Option<InvestigationHead>, StorageError> {
@@ -185,8 +173,8 @@ impl InvestigationStore for Store {
         // One record per write, keyed by its first event: a single event alone (what stores
         // written before batches hold), several as an array.
         let value = match events {
-            [one] => encode(one)?,
-            many => super::codec::encode_events(&many)?,
+            [one] => encode(one)?.into(),
+            many => self.batches.encode(many)?,
         };
         self.stats.time(
             "investigation_events.append",
@@ -213,9 +201,9 @@ impl InvestigationStore for Store {
             "investigation_events.range",
             || -> Result<Vec<InvestigationEvent>, PortError> {
                 let mut out = Vec::new();
-                for v in self.events.range(start.as_slice()..=&end[..]).values() {
-                    let v = v.map_err(StorageError::from)?;
-                    decode_events(&v, &mut out)?;
+                for kv in self.events.range(start.as_slice()..=&end[..]) {
+                    let (k, v) = kv.map_err(StorageError::from)?;
+                    super::event_batches::decode(&k, &v, &mut out)?;
                 }
                 out.retain(|e| e.seq >= wanted);
                 Ok(out)
@@ -321,7 +309,7 @@ pub(super) mod tests {
         let batch: Vec<InvestigationEvent> = (1..=200).map(progress).collect();
         store.append_events(id, &batch).unwrap();
         let raw = store.events.get(event_key(id, 1)).unwrap().unwrap();
-        assert_eq!(raw[0], super::super::codec::VALUE_DEFLATED);
+        assert_eq!(raw[0], super::super::codec::KINDS_DEFLATED);
         assert!(raw.len() < super::super::codec::EVENTS_DEFLATE_FROM);
         assert_eq!(store.events_after(id, 150).unwrap(), batch[150..].to_vec());
     }

@@ -12,6 +12,7 @@ mod audit;
 mod bodies;
 mod chat;
 mod codec;
+mod event_batches;
 mod flusher;
 mod investigations;
 mod prune;
@@ -67,6 +68,8 @@ pub struct Store {
     /// Ids whose record and head are being written (see [`investigations`]).
     heads_pending: sled::Tree,
     events: sled::Tree,
+    /// The latest batches of events encoded (see [`event_batches`]).
+    batches: Arc<event_batches::RecentBatches>,
     /// Results bodies, once per content, who holds each and which each record left out
     /// (see [`bodies`]), and the lock their saves and releases take.
     bodies: sled::Tree,
@@ -117,6 +120,7 @@ impl Store {
             heads: db.open_tree("investigation_heads")?,
             heads_pending: db.open_tree("investigation_heads_pending")?,
             events: db.open_tree("investigation_events")?,
+            batches: Arc::default(),
             bodies: db.open_tree("result_bodies")?,
             body_refs: db.open_tree("result_body_refs")?,
             body_of: db.open_tree("result_body_of")?,
