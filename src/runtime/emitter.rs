@@ -297,6 +297,13 @@ impl Emitter {
         {
             tracing::error!(investigation = %self.inv.id, error = %e, "could not flush the store");
         }
+        // The run is over: a starter watching it gets the results rather than reading back
+        // what was just written.
+        if status == Status::Completed
+            && let Some(results) = self.inv.results.take()
+        {
+            self.inv.results = self.hub.hand_to_starter(self.inv.id, Box::new(results)).map(|r| *r);
+        }
         for event in events {
             self.hub.publish(self.inv.id, event);
         }

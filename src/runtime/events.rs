@@ -7,13 +7,16 @@
 //!
 //! A run's starter may watch it as its starter ([`EventHub::subscribe_as_starter`]): while it
 //! is the only subscriber, the starter makes the run's end durable itself, with its own answer
-//! (the chat stores its reply in the same flush), before telling anyone.
+//! (the chat stores its reply in the same flush), before telling anyone. A run that completes
+//! while its starter watches hands it the results it ends with ([`EventHub::hand_to_starter`]),
+//! so the starter does not read back from the store what the run just wrote.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 
+use crate::domain::investigation::Results;
 use crate::domain::{InvestigationEvent, InvestigationId};
 
 /// Events buffered per investigation before a slow subscriber lags (and re-reads the store).
@@ -31,6 +34,8 @@ struct Channels {
     running: HashSet<InvestigationId>,
     /// Investigations watched by their starter (until its subscription drops).
     starters: HashSet<InvestigationId>,
+    /// Results handed to a starter, until it takes them or its subscription drops.
+    handed: HashMap<InvestigationId, Box<Results>>,
 }
 
 /// A subscriber's live events of one investigation; dropping it releases the channel when
@@ -54,6 +59,7 @@ impl Drop for Subscription {
         let mut ch = self.hub.lock();
         if self.starter {
             ch.starters.remove(&self.id);
+            ch.handed.remove(&self.id);
         }
         let unused =
             !ch.running.contains(&self.id) && ch.senders.get(&self.id).is_some_and(|tx| tx.receiver_count() <= 1);
@@ -94,6 +100,23 @@ impl EventHub {
     pub fn only_starter_watches(&self, id: InvestigationId) -> bool {
         let ch = self.lock();
         ch.starters.contains(&id) && ch.senders.get(&id).is_some_and(|tx| tx.receiver_count() == 1)
+    }
+
+    /// Hands the results a run of `id` completed with to its starter, if it still watches
+    /// (under the lock its subscription's drop takes, so nothing is left behind); gives them
+    /// back otherwise.
+    pub fn hand_to_starter(&self, id: InvestigationId, results: Box<Results>) -> Option<Box<Results>> {
+        let mut ch = self.lock();
+        if !ch.starters.contains(&id) {
+            return Some(results);
+        }
+        ch.handed.insert(id, results);
+        None
+    }
+
+    /// The results the run of `id` handed to its starter ([`EventHub::hand_to_starter`]).
+    pub fn take_handed(&self, id: InvestigationId) -> Option<Box<Results>> {
+        self.lock().handed.remove(&id)
     }
 
     /// Publishes to current subscribers (none is fine).
@@ -158,5 +181,20 @@ mod tests {
         let other = hub.subscribe(id);
         assert!(!hub.only_starter_watches(id), "a later subscriber alone is not the starter");
         drop(other);
+    }
+
+    #[test]
+    fn results_are_handed_only_to_a_watching_starter_and_go_with_its_subscription() {
+        let hub = EventHub::default();
+        let id = InvestigationId(uuid::Uuid::now_v7());
+        let results = || Box::new(Results { records_analyzed: 7, ..Results::default() });
+        assert!(hub.hand_to_starter(id, results()).is_some(), "no starter: given back");
+        let starter = hub.subscribe_as_starter(id);
+        assert!(hub.hand_to_starter(id, results()).is_none());
+        assert_eq!(hub.take_handed(id).map(|r| r.records_analyzed), Some(7));
+        assert!(hub.take_handed(id).is_none(), "taken once");
+        assert!(hub.hand_to_starter(id, results()).is_none());
+        drop(starter);
+        assert!(hub.take_handed(id).is_none(), "dropped with the subscription");
     }
 }

@@ -266,6 +266,11 @@ impl RuntimeHandle {
         self.hub.subscribe_as_starter(id)
     }
 
+    /// The results the run of `id` completed with, handed to the starter watching it (once).
+    pub fn take_handed(&self, id: InvestigationId) -> Option<Box<crate::domain::investigation::Results>> {
+        self.hub.take_handed(id)
+    }
+
     /// The pool's activity from now on: loads, unloads (with why) and analyses started and
     /// finished, each as it happens. A receiver that falls behind gets `RecvError::Lagged`.
     pub fn pool_events(&self) -> tokio::sync::broadcast::Receiver<activity::PoolEvent> {

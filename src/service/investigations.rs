@@ -124,6 +124,13 @@ impl InvestigationService {
         Ok((started, self.events(id, 0, live, Vec::new())))
     }
 
+    /// The results an investigation started by [`InvestigationService::start_watched`]
+    /// completed with, handed over by its run while the starter's events were still held
+    /// (once; `None` when it did not complete or someone else took them).
+    pub fn take_handed(&self, id: InvestigationId) -> Option<Box<crate::domain::investigation::Results>> {
+        self.runtime.take_handed(id)
+    }
+
     /// Checks the caller, the request and the capacity, then saves the investigation with its
     /// first event numbers reserved (not yet flushed).
     async fn prepare(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Investigation> {

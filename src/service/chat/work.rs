@@ -251,13 +251,20 @@ pub(super) async fn run_investigation(
             EventKind::Insight { .. } => {}
         }
     }
-    let inv = svc.investigations.get(id, acc.principal.as_ref())?;
-    let Some(results) = inv.results.filter(|_| inv.status == Status::Completed) else {
-        return Err(Error::new(
-            ErrorCode::ServiceUnavailable,
-            "the investigation ended without results (the service is stopping)",
-        )
-        .with("investigation_id", id.to_string()));
+    // The run hands its results over as it completes; the store has them otherwise.
+    let handed = svc.investigations.take_handed(id).map(|r| *r);
+    let results = match handed {
+        Some(results) => results,
+        None => {
+            let inv = svc.investigations.get(id, acc.principal.as_ref())?;
+            inv.results.filter(|_| inv.status == Status::Completed).ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ServiceUnavailable,
+                    "the investigation ended without results (the service is stopping)",
+                )
+                .with("investigation_id", id.to_string())
+            })?
+        }
     };
     let confidence = mean_confidence(&results.anomalies).unwrap_or(route.confidence);
     let mut facts = AnswerFacts::empty(route.intent, route.entities.clone(), results.provenance.demo_mode);
