@@ -174,26 +174,35 @@ pub fn organ_by_code(code: &str) -> Option<&'static OrganInfo> {
     ORGANS.iter().find(|o| o.code == code)
 }
 
-/// Each organ with the phrases that name it (aliases, SIAFI code, folded full name), each padded
-/// by spaces so that a match is on word boundaries; built once.
-static PHRASES: std::sync::LazyLock<Vec<(&'static OrganInfo, Vec<String>)>> = std::sync::LazyLock::new(|| {
-    ORGANS
-        .iter()
-        .map(|o| {
+/// Each organ's phrases (aliases, SIAFI code, folded full name), each padded by spaces so that a
+/// match is on word boundaries, in one automaton whose pattern ids map to the organs; built once.
+static PHRASES: std::sync::LazyLock<(aho_corasick::AhoCorasick, Vec<&'static OrganInfo>)> =
+    std::sync::LazyLock::new(|| {
+        let mut organs = Vec::new();
+        let mut phrases = Vec::new();
+        for o in ORGANS {
             let named = o.aliases.iter().copied().chain([o.code]).map(|p| format!(" {p} "));
-            (o, named.chain([format!(" {} ", normalise_spaces(&fold(o.name)))]).collect())
-        })
-        .collect()
-});
+            for phrase in named.chain([format!(" {} ", normalise_spaces(&fold(o.name)))]) {
+                phrases.push(phrase);
+                organs.push(o);
+            }
+        }
+        let automaton = aho_corasick::AhoCorasick::new(&phrases).expect("the organs' phrases build an automaton");
+        (automaton, organs)
+    });
 
 /// The organs a free text mentions (by alias, acronym, full name or SIAFI code), in order of
 /// first mention, each once. Accents and case are ignored; matches are on word boundaries.
 pub fn organs_in_text(text: &str) -> Vec<&'static OrganInfo> {
     let padded = format!(" {} ", normalise_spaces(&fold(text)));
+    let (automaton, organs) = &*PHRASES;
     let mut found: Vec<(usize, &'static OrganInfo)> = Vec::new();
-    for (organ, phrases) in PHRASES.iter() {
-        if let Some(pos) = phrases.iter().filter_map(|p| padded.find(p.as_str())).min() {
-            found.push((pos, *organ));
+    // Overlapping: a phrase inside another ("saude" in "ministerio da saude") is seen too.
+    for m in automaton.find_overlapping_iter(&padded) {
+        let organ = organs[m.pattern().as_usize()];
+        match found.iter_mut().find(|(_, o)| std::ptr::eq(*o, organ)) {
+            Some((pos, _)) => *pos = (*pos).min(m.start()),
+            None => found.push((m.start(), organ)),
         }
     }
     found.sort_by_key(|(pos, o)| (*pos, o.code));
