@@ -68,6 +68,24 @@ impl Fingerprint {
     }
 }
 
+/// What every agent's output in one run depends on besides the agent: the records and the
+/// parameters (made once per run, not once per agent).
+pub(crate) struct RunKey(String);
+
+impl RunKey {
+    pub fn of(data: Fingerprint, params: &DetectionParams) -> Self {
+        RunKey(format!("{}|{}|", hex::encode(data.0), params.cache_key()))
+    }
+
+    /// The key of `agent`'s output in this run.
+    fn with(&self, agent: AgentId) -> String {
+        let mut key = String::with_capacity(self.0.len() + 16);
+        key.push_str(&self.0);
+        key.push_str(agent.as_str());
+        key
+    }
+}
+
 /// Recent agent outputs, weighed by their anomalies (shared with the runs that use them: an
 /// investigation takes an output held here into its results without copying a finding).
 pub(crate) struct AnalysisCache {
@@ -86,21 +104,16 @@ impl AnalysisCache {
         }
     }
 
-    /// What an agent's output depends on: the records, the agent and the parameters.
-    fn key(data: Fingerprint, agent: AgentId, params: &DetectionParams) -> String {
-        format!("{}|{}|{}", hex::encode(data.0), agent.as_str(), params.cache_key())
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, BoundedCache<Arc<AgentOutput>>> {
         self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The output `agent` gave over the same data and parameters within the time to live.
-    pub fn get(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams) -> Option<Arc<AgentOutput>> {
+    pub fn get(&self, run: &RunKey, agent: AgentId) -> Option<Arc<AgentOutput>> {
         if self.ttl.is_zero() {
             return None;
         }
-        let found = self.lock().get(&Self::key(data, agent, params), self.ttl);
+        let found = self.lock().get(&run.with(agent), self.ttl);
         metrics::counter!("vigia_analysis_cache_total", "result" => if found.is_some() { "hit" } else { "miss" })
             .increment(1);
         found
@@ -109,11 +122,11 @@ impl AnalysisCache {
     /// Keeps `out`, the output of `agent` over the data and parameters, dropping the oldest
     /// and the expired outputs beyond the bounds; an output over a tenth of the anomaly bound
     /// is not kept.
-    pub fn put(&self, data: Fingerprint, agent: AgentId, params: &DetectionParams, out: &AgentOutput) {
+    pub fn put(&self, run: &RunKey, agent: AgentId, out: &AgentOutput) {
         if self.ttl.is_zero() || out.anomalies.len() > ANOMALIES / 10 {
             return;
         }
-        let key = Self::key(data, agent, params);
+        let key = run.with(agent);
         // The anomalies are shared with the run that put them, not copied.
         self.lock().insert(key, Arc::new(out.clone()), out.anomalies.len(), self.ttl);
     }

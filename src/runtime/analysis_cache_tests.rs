@@ -31,12 +31,12 @@ fn an_output_is_served_for_the_same_data_agent_and_parameters_only() {
     let cache = AnalysisCache::new(Duration::from_secs(60));
     let (a, b) = (Fingerprint::of(&data(7)).unwrap(), Fingerprint::of(&data(8)).unwrap());
     let p = DetectionParams::default();
-    cache.put(a, AgentId::Zumbi, &p, &output(3));
-    assert_eq!(cache.get(a, AgentId::Zumbi, &p).map(|o| o.anomalies.len()), Some(3));
-    assert!(cache.get(b, AgentId::Zumbi, &p).is_none(), "other data");
-    assert!(cache.get(a, AgentId::Anita, &p).is_none(), "other agent");
+    cache.put(&RunKey::of(a, &p), AgentId::Zumbi, &output(3));
+    assert_eq!(cache.get(&RunKey::of(a, &p), AgentId::Zumbi).map(|o| o.anomalies.len()), Some(3));
+    assert!(cache.get(&RunKey::of(b, &p), AgentId::Zumbi).is_none(), "other data");
+    assert!(cache.get(&RunKey::of(a, &p), AgentId::Anita).is_none(), "other agent");
     let stricter = DetectionParams { confidence_threshold: 0.9, ..DetectionParams::default() };
-    assert!(cache.get(a, AgentId::Zumbi, &stricter).is_none(), "other parameters");
+    assert!(cache.get(&RunKey::of(a, &stricter), AgentId::Zumbi).is_none(), "other parameters");
 }
 
 #[test]
@@ -44,12 +44,12 @@ fn a_zero_time_to_live_keeps_nothing_and_an_expired_output_is_not_served() {
     let p = DetectionParams::default();
     let fp = Fingerprint::of(&data(7)).unwrap();
     let off = AnalysisCache::new(Duration::ZERO);
-    off.put(fp, AgentId::Zumbi, &p, &output(1));
-    assert!(off.get(fp, AgentId::Zumbi, &p).is_none());
+    off.put(&RunKey::of(fp, &p), AgentId::Zumbi, &output(1));
+    assert!(off.get(&RunKey::of(fp, &p), AgentId::Zumbi).is_none());
     let short = AnalysisCache::new(Duration::from_millis(20));
-    short.put(fp, AgentId::Zumbi, &p, &output(1));
+    short.put(&RunKey::of(fp, &p), AgentId::Zumbi, &output(1));
     std::thread::sleep(Duration::from_millis(40));
-    assert!(short.get(fp, AgentId::Zumbi, &p).is_none());
+    assert!(short.get(&RunKey::of(fp, &p), AgentId::Zumbi).is_none());
 }
 
 #[test]
@@ -59,15 +59,18 @@ fn the_cache_holds_at_most_its_anomaly_budget_dropping_the_oldest() {
     let big = output(ANOMALIES / 10);
     let fps: Vec<Fingerprint> = (0..12).map(|s| Fingerprint::of(&data(100 + s)).unwrap()).collect();
     for fp in &fps {
-        cache.put(*fp, AgentId::Zumbi, &p, &big);
+        cache.put(&RunKey::of(*fp, &p), AgentId::Zumbi, &big);
     }
-    assert!(cache.get(fps[0], AgentId::Zumbi, &p).is_none(), "the oldest went first");
-    assert!(cache.get(fps[11], AgentId::Zumbi, &p).is_some());
+    assert!(cache.get(&RunKey::of(fps[0], &p), AgentId::Zumbi).is_none(), "the oldest went first");
+    assert!(cache.get(&RunKey::of(fps[11], &p), AgentId::Zumbi).is_some());
     let held = cache.size().1;
     assert!(held <= ANOMALIES, "{held}");
     let too_big = output(ANOMALIES / 10 + 1);
-    cache.put(fps[0], AgentId::Anita, &p, &too_big);
-    assert!(cache.get(fps[0], AgentId::Anita, &p).is_none(), "an output over a tenth of the budget is not kept");
+    cache.put(&RunKey::of(fps[0], &p), AgentId::Anita, &too_big);
+    assert!(
+        cache.get(&RunKey::of(fps[0], &p), AgentId::Anita).is_none(),
+        "an output over a tenth of the budget is not kept"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! agents in parallel through the pool, merges their output and persists every event before
 //! publishing it. The only writer of an investigation's state while it runs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,9 +13,10 @@ use ractor::ActorRef;
 use tokio::sync::{mpsc, watch};
 use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
-use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Contract, Dataset, DetectionParams, FindingsCache};
+use vigia_agents::{AgentId, AgentOutput, Anomaly, CancelFlag, Dataset, DetectionParams, FindingsCache};
 
-use super::analysis_cache::{AnalysisCache, Fingerprint};
+use super::analysis_cache::{AnalysisCache, Fingerprint, RunKey};
+use super::dataset_facts::DatasetFacts;
 use super::direct::run_job;
 use super::emitter::{Emitter, RunKind};
 use super::events::EventHub;
@@ -42,6 +43,8 @@ pub(crate) struct DriverDeps {
     pub calls: Arc<super::calls::AgentCalls>,
     /// Agent outputs of recent identical analyses.
     pub analyses: Arc<AnalysisCache>,
+    /// What recent runs derived from their datasets, by dataset.
+    pub facts: Arc<super::dataset_facts::KeptFacts>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job
@@ -192,13 +195,14 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
             .insert("suggestion".into(), "widen the date range, remove value filters or name another organ".into());
         return Outcome::Failed(e);
     }
+    let facts = deps.facts.of(&dataset);
     let params = em.inv().params.clone();
     let agents = plan(&params, &deps.implemented);
     em.inv_mut().progress.agents_invoked = agents.len();
     // Queued: it goes out with the first findings when the analysis cache answers every agent
     // at once, else before the run waits for an agent.
     em.queue_phase(Phase::AgentAnalysis, agents.len());
-    let analysis = analyse(deps, em, control, (&dataset, data), &params, &agents, &req.query).await;
+    let analysis = analyse(deps, em, control, (&dataset, data, &facts), &params, &agents, &req.query).await;
     let (mut anomalies, outputs, agents_failed, agents_cached) = analysis;
     let agents_used: Vec<String> = outputs.iter().map(|(a, _)| a.as_str().to_string()).collect();
     let mut insights = Vec::new();
@@ -222,7 +226,7 @@ async fn drive(deps: &DriverDeps, em: &mut Emitter, control: &RunControl, starte
         records_analyzed: dataset.len(),
         execution_time_ms: started.elapsed().as_millis() as u64,
         provenance: provenance.clone(),
-        top_suppliers: vigia_agents::conversation::top_suppliers(&dataset, 10),
+        top_suppliers: facts.top_suppliers.clone(),
     };
     if control.cancelled.is_cancelled() {
         let any = !agents_used.is_empty();
@@ -255,7 +259,7 @@ async fn analyse(
     deps: &DriverDeps,
     em: &mut Emitter,
     control: &RunControl,
-    (dataset, data): (&Arc<Dataset>, Option<Fingerprint>),
+    (dataset, data, facts): (&Arc<Dataset>, Option<Fingerprint>, &DatasetFacts),
     params: &DetectionParams,
     agents: &[AgentId],
     question: &str,
@@ -267,8 +271,9 @@ async fn analyse(
     // One run of each detector serves every agent that uses it.
     let findings = Arc::new(FindingsCache::new());
     let question: Arc<str> = Arc::from(question);
+    let run_key = data.map(|d| Arc::new(RunKey::of(d, params)));
     for (idx, agent) in agents.iter().copied().enumerate() {
-        if let Some(out) = data.and_then(|d| deps.analyses.get(d, agent, params)) {
+        if let Some(out) = run_key.as_ref().and_then(|k| deps.analyses.get(k, agent)) {
             cached.push(agent.as_str().to_string());
             pending.push(async move { (agent, Ok((*out).clone())) }.boxed());
             continue;
@@ -288,12 +293,12 @@ async fn analyse(
         let (pool, calls, timeout) = (deps.pool.clone(), deps.calls.clone(), deps.analysis_timeout);
         // Each agent leases, analyses and returns its lease in its own future: under a cap
         // smaller than the plan, an agent waits for another's lease without holding one.
-        let (analyses, params) = (deps.analyses.clone(), params.clone());
+        let (analyses, run_key) = (deps.analyses.clone(), run_key.clone());
         pending.push(
             async move {
                 let out = run_job(&pool, &calls, agent, job, timeout).await;
-                if let (Ok(out), Some(d)) = (&out, data) {
-                    analyses.put(d, agent, &params, out);
+                if let (Ok(out), Some(k)) = (&out, run_key) {
+                    analyses.put(&k, agent, out);
                 }
                 (agent, out)
             }
@@ -306,7 +311,7 @@ async fn analyse(
     let mut emitted: HashSet<String> = HashSet::new();
     let mut anomalies = Vec::new();
     let mut outputs = Vec::new();
-    let index: HashMap<&str, &Contract> = dataset.contracts.iter().map(|c| (c.id.as_str(), c)).collect();
+    let contract = |id: &str| facts.contract(dataset, id);
     while !pending.is_empty() {
         // An agent already finished is taken without waiting; queued progress goes out before
         // the run waits.
@@ -345,7 +350,7 @@ async fn analyse(
                     // output keeps its insights and recommendations.
                     for a in std::mem::take(&mut out.anomalies) {
                         if emitted.insert(a.id.clone()) {
-                            events.extend(em.anomaly_event(&a, &index));
+                            events.extend(em.anomaly_event(&a, &contract));
                             anomalies.push(a);
                         }
                     }

@@ -14,7 +14,7 @@
 //! Progress of a step that takes no time of its own can be queued: it is written and
 //! published with the next emission, in the same write.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use chrono::Utc;
@@ -220,7 +220,11 @@ impl Emitter {
     /// The event of an anomaly not emitted before, naming the contract behind it (primary,
     /// else first related), the supplier (or an agreement's grantee) it concerns, and the
     /// contract's value (else the money at stake); counts it.
-    pub fn anomaly_event(&mut self, a: &Anomaly, contracts: &HashMap<&str, &Contract>) -> Option<EventKind> {
+    pub fn anomaly_event<'d>(
+        &mut self,
+        a: &Anomaly,
+        contract_by_id: &impl Fn(&str) -> Option<&'d Contract>,
+    ) -> Option<EventKind> {
         if !self.seen.insert(a.id.clone()) {
             return None;
         }
@@ -228,7 +232,7 @@ impl Emitter {
         let contract = std::iter::once(&a.affected_entities.primary)
             .chain(&a.affected_entities.related)
             .filter(|e| e.kind == "contract")
-            .find_map(|e| contracts.get(e.id.as_str()).copied());
+            .find_map(|e| contract_by_id(e.id.as_str()));
         let party = std::iter::once(&a.affected_entities.primary)
             .chain(&a.affected_entities.related)
             .find(|e| e.kind == "supplier" || e.kind == "grantee")

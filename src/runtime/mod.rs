@@ -11,6 +11,7 @@
 pub mod activity;
 mod analysis_cache;
 pub mod calls;
+mod dataset_facts;
 mod direct;
 mod driver;
 mod emitter;
@@ -195,6 +196,7 @@ impl RuntimeHandle {
             analyses: Arc::new(analysis_cache::AnalysisCache::new(Duration::from_secs(
                 deps.agents.analysis_cache_ttl_secs,
             ))),
+            facts: Arc::default(),
         };
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
         Ok(RuntimeHandle {
