@@ -106,9 +106,8 @@ impl Emitter {
             return;
         }
         self.reserve(kinds.len() as u64).await;
-        for event in self.persist(kinds) {
-            self.hub.publish(self.inv.id, event);
-        }
+        let events = self.persist(kinds);
+        self.hub.publish(self.inv.id, events);
     }
 
     /// Makes sure the next `n` sequence numbers are durably reserved before any can be published.
@@ -308,9 +307,7 @@ impl Emitter {
         {
             self.inv.results = self.hub.hand_to_starter(self.inv.id, Box::new(results)).map(|r| *r);
         }
-        for event in events {
-            self.hub.publish(self.inv.id, event);
-        }
+        self.hub.publish(self.inv.id, events);
         record_end(status);
     }
 }

@@ -119,9 +119,13 @@ impl EventHub {
         self.lock().handed.remove(&id)
     }
 
-    /// Publishes to current subscribers (none is fine).
-    pub fn publish(&self, id: InvestigationId, event: InvestigationEvent) {
-        let _ = self.sender(id).send(event);
+    /// Publishes to current subscribers, in order (none is fine): the channel is looked up
+    /// once for all of them.
+    pub fn publish(&self, id: InvestigationId, events: impl IntoIterator<Item = InvestigationEvent>) {
+        let tx = self.sender(id);
+        for event in events {
+            let _ = tx.send(event);
+        }
     }
 
     /// Drops the channel once the run ended; subscribers drain what is buffered, then see
