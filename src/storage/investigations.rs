@@ -171,7 +171,7 @@ impl InvestigationStore for Store {
         let Some(first) = events.first() else { return Ok(()) };
         self.stats.wrote();
         // One record per write, keyed by its first event: a single event alone (what stores
-        // written before batches hold), several as an array.
+        // written before batches hold), several as their kinds (`event_batches`).
         let value = match events {
             [one] => encode(one)?.into(),
             many => self.batches.encode(many)?,
