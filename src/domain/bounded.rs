@@ -3,8 +3,13 @@
 //! weight (bytes, records, anomalies: whatever the owner bounds), each kept for a time to live
 //! given when read. Inserting removes expired values first, then the oldest ones until both
 //! bounds hold, so a long-running service keeps a fixed ceiling.
+//!
+//! Beside it, [`Recent`]: the last few things a hot path made (a results body with its digest,
+//! an encoded batch of events, a dataset's derived facts), found again by whatever makes two
+//! of them the same, newest first.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Values by key, oldest inserted first out.
@@ -65,5 +70,70 @@ impl<V: Clone> BoundedCache<V> {
     /// Values and weight kept now.
     pub fn size(&self) -> (usize, usize) {
         (self.values.len(), self.weight)
+    }
+}
+
+/// The last `capacity` items remembered, newest first, behind a lock of their own.
+pub struct Recent<T> {
+    capacity: usize,
+    items: Mutex<VecDeque<T>>,
+}
+
+impl<T> Recent<T> {
+    /// Remembering at most `capacity` items (at least one).
+    pub fn new(capacity: usize) -> Self {
+        Recent { capacity: capacity.max(1), items: Mutex::new(VecDeque::with_capacity(capacity)) }
+    }
+
+    /// What `f` makes of the newest item it accepts.
+    pub fn find_map<R>(&self, f: impl FnMut(&T) -> Option<R>) -> Option<R> {
+        self.lock().iter().find_map(f)
+    }
+
+    /// Remembers `item` as the newest, after forgetting the items `stale` names (the one it
+    /// replaces, those no longer of use) and, when full, the oldest.
+    pub fn remember(&self, item: T, stale: impl FnMut(&T) -> bool) {
+        let mut stale = stale;
+        let mut items = self.lock();
+        items.retain(|t| !stale(t));
+        if items.len() == self.capacity {
+            items.pop_back();
+        }
+        items.push_front(item);
+    }
+
+    /// Items remembered now.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<T>> {
+        self.items.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod recent_tests {
+    use super::Recent;
+
+    #[test]
+    fn the_newest_is_found_first_stale_items_go_and_the_oldest_leaves_when_full() {
+        let recent = Recent::new(3);
+        for n in 1..=3 {
+            recent.remember((n % 2, n), |_| false);
+        }
+        assert_eq!(recent.find_map(|&(k, n)| (k == 1).then_some(n)), Some(3));
+        recent.remember((1, 4), |&(k, _)| k == 1);
+        assert_eq!(recent.len(), 2, "both items of key 1 were replaced");
+        for n in 5..=7 {
+            recent.remember((0, n), |_| false);
+        }
+        assert_eq!(recent.len(), 3);
+        assert_eq!(recent.find_map(|&(k, n)| (k == 1).then_some(n)), None, "the oldest left");
     }
 }

@@ -21,7 +21,6 @@
 //! shared anomalies) of the run before it, and is known by comparing them, without serialising
 //! and hashing 90 KB again.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -31,7 +30,7 @@ use vigia_agents::model::report::Insight;
 
 use super::codec::{encode_json, with_json};
 use super::{StorageError, Store};
-use crate::domain::bounded::BoundedCache;
+use crate::domain::bounded::{BoundedCache, Recent};
 use crate::domain::investigation::{Progress, Provenance, Results};
 use crate::domain::{ErrorInfo, Investigation, InvestigationId, InvestigationRequest, Status};
 
@@ -67,19 +66,19 @@ const FOREVER: std::time::Duration = std::time::Duration::MAX;
 const RECENT_BODIES: usize = 8;
 
 /// A body saved lately: its digest, the body and the length of its JSON.
-type Recent = (Digest32, Arc<BodyIn>, usize);
+type Saved = (Digest32, Arc<BodyIn>, usize);
 
 /// Recent bodies, decoded, by the hex of their digest; and the latest saved, with theirs.
 pub(super) struct DecodedBodies {
     by_digest: Mutex<BoundedCache<Arc<BodyIn>>>,
-    recent: Mutex<VecDeque<Recent>>,
+    recent: Recent<Saved>,
 }
 
 /// An empty [`DecodedBodies`] within its bounds.
 pub(super) fn decoded_bodies() -> DecodedBodies {
     DecodedBodies {
         by_digest: Mutex::new(BoundedCache::new(DECODED_BODIES, DECODED_BYTES)),
-        recent: Mutex::new(VecDeque::with_capacity(RECENT_BODIES)),
+        recent: Recent::new(RECENT_BODIES),
     }
 }
 
@@ -87,19 +86,19 @@ impl DecodedBodies {
     /// The digest of `results`' body if it is one of the latest saved: the same anomalies (the
     /// shared values themselves, which cannot change while held here) and equal insights and
     /// recommendations.
-    fn known(&self, results: &Results) -> Option<Recent> {
-        let recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = recent.iter().find(|(_, body, _)| {
-            body.anomalies.len() == results.anomalies.len()
+    fn known(&self, results: &Results) -> Option<Saved> {
+        self.recent.find_map(|saved| {
+            let body = &saved.1;
+            let same = body.anomalies.len() == results.anomalies.len()
                 && body.anomalies.iter().zip(&results.anomalies).all(|(a, b)| Arc::ptr_eq(a, b))
                 && body.insights == results.insights
-                && body.recommendations == results.recommendations
-        });
-        found.cloned()
+                && body.recommendations == results.recommendations;
+            same.then(|| saved.clone())
+        })
     }
 
     /// Keeps a body decoded under `digest` (if within the bounds) and remembers it as saved.
-    fn saved(&self, (digest, body, len): Recent) {
+    fn saved(&self, (digest, body, len): Saved) {
         if len > DECODED_BYTES {
             return;
         }
@@ -112,13 +111,7 @@ impl DecodedBodies {
         // The latest holder of a digest replaces the one before: the same findings arrive as
         // other shared values once the analysis cache is refilled (concurrent runs that all
         // missed put theirs one after another), and the runs after it hold those.
-        let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = recent.iter().position(|r| r.0 == digest) {
-            recent.remove(at);
-        } else if recent.len() == RECENT_BODIES {
-            recent.pop_back();
-        }
-        recent.push_front((digest, body, len));
+        self.recent.remember((digest, body, len), |r| r.0 == digest);
     }
 }
 

@@ -13,13 +13,11 @@
 //! [`codec::KINDS_VERSION`]: super::codec::KINDS_VERSION
 //! [`codec::KINDS_DEFLATED`]: super::codec::KINDS_DEFLATED
 
-use std::collections::VecDeque;
-use std::sync::{Mutex, PoisonError};
-
 use serde::Serialize;
 
 use super::StorageError;
 use super::codec::{encode_kinds, holds_kinds, json_of, with_json};
+use crate::domain::bounded::Recent;
 use crate::domain::{EventKind, InvestigationEvent};
 
 /// Batches remembered with their encoding.
@@ -30,8 +28,13 @@ const REMEMBER_FROM: usize = 2 * 1024;
 const REMEMBER_UPTO: usize = 256 * 1024;
 
 /// The latest batches encoded, with the kinds they hold.
-#[derive(Default)]
-pub(super) struct RecentBatches(Mutex<VecDeque<(Vec<EventKind>, sled::IVec)>>);
+pub(super) struct RecentBatches(Recent<(Vec<EventKind>, sled::IVec)>);
+
+impl Default for RecentBatches {
+    fn default() -> Self {
+        RecentBatches(Recent::new(REMEMBERED))
+    }
+}
 
 /// The kinds of a batch, serialised as a sequence.
 struct Kinds<'a>(&'a [InvestigationEvent]);
@@ -63,29 +66,23 @@ impl RecentBatches {
 
     /// The bytes of a remembered batch whose kinds are those of `events`.
     fn find(&self, events: &[InvestigationEvent]) -> Option<sled::IVec> {
-        let recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = recent
-            .iter()
-            .find(|(kinds, _)| kinds.len() == events.len() && kinds.iter().eq(events.iter().map(|e| &e.kind)));
-        found.map(|(_, bytes)| bytes.clone())
+        self.0.find_map(|(kinds, bytes)| {
+            let same = kinds.len() == events.len() && kinds.iter().eq(events.iter().map(|e| &e.kind));
+            same.then(|| bytes.clone())
+        })
     }
 
     fn remember(&self, events: &[InvestigationEvent], bytes: sled::IVec) {
         let kinds = events.iter().map(|e| e.kind.clone()).collect();
-        let mut recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if recent.len() == REMEMBERED {
-            recent.pop_back();
-        }
-        recent.push_front((kinds, bytes));
+        self.0.remember((kinds, bytes), |_| false);
     }
 }
 
-/// Decodes the record keyed `key` (the investigation id, then the big-endian number of its
-/// first event) into `out`: one event, an array of numbered events, or a batch of kinds.
-pub(super) fn decode(key: &[u8], bytes: &[u8], out: &mut Vec<InvestigationEvent>) -> Result<(), StorageError> {
+/// Decodes the record keyed by the number of its first event, `first`, into `out`: one event,
+/// an array of numbered events, or a batch of kinds.
+pub(super) fn decode(first: u64, bytes: &[u8], out: &mut Vec<InvestigationEvent>) -> Result<(), StorageError> {
     let json = json_of(bytes)?;
     if holds_kinds(bytes) {
-        let first = key.get(16..24).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0, u64::from_be_bytes);
         let kinds: Vec<EventKind> = serde_json::from_slice(&json)?;
         out.extend((first..).zip(kinds).map(|(seq, kind)| InvestigationEvent { seq, kind }));
     } else if json.first() == Some(&b'[') {
@@ -123,15 +120,9 @@ mod tests {
         (0..n).map(|i| finding(first + i as u64, i)).collect()
     }
 
-    fn key(seq: u64) -> [u8; 24] {
-        let mut key = [7u8; 24];
-        key[16..].copy_from_slice(&seq.to_be_bytes());
-        key
-    }
-
-    fn read(key: &[u8], bytes: &[u8]) -> Vec<InvestigationEvent> {
+    fn read(first: u64, bytes: &[u8]) -> Vec<InvestigationEvent> {
         let mut out = Vec::new();
-        decode(key, bytes, &mut out).unwrap();
+        decode(first, bytes, &mut out).unwrap();
         out
     }
 
@@ -141,11 +132,11 @@ mod tests {
         let events = step(41, 60);
         let bytes = batches.encode(&events).unwrap();
         assert_eq!(bytes[0], super::super::codec::KINDS_DEFLATED);
-        assert_eq!(read(&key(41), &bytes), events);
+        assert_eq!(read(41, &bytes), events);
         let few = step(3, 2);
         let plain = batches.encode(&few).unwrap();
         assert_eq!(plain[0], super::super::codec::KINDS_VERSION);
-        assert_eq!(read(&key(3), &plain), few);
+        assert_eq!(read(3, &plain), few);
     }
 
     #[test]
@@ -154,12 +145,12 @@ mod tests {
         let first = batches.encode(&step(5, 30)).unwrap();
         let again = batches.encode(&step(9, 30)).unwrap();
         assert_eq!(first.as_ptr(), again.as_ptr(), "the same bytes, not encoded again");
-        assert_eq!(read(&key(9), &again), step(9, 30));
+        assert_eq!(read(9, &again), step(9, 30));
         let mut other = step(9, 30);
         other[29].kind = finding(0, 99).kind;
         let different = batches.encode(&other).unwrap();
         assert_ne!(different, first);
-        assert_eq!(read(&key(9), &different), other);
+        assert_eq!(read(9, &different), other);
     }
 
     #[test]
@@ -169,18 +160,18 @@ mod tests {
         events[2].seq = 10;
         let bytes = batches.encode(&events).unwrap();
         assert!(!holds_kinds(&bytes));
-        assert_eq!(read(&key(1), &bytes), events);
+        assert_eq!(read(1, &bytes), events);
     }
 
     #[test]
     fn records_written_before_kinds_were_stored_read_as_they_were() {
         let events = step(4, 3);
         let many = super::super::encode(&events).unwrap();
-        assert_eq!(read(&key(4), &many), events);
+        assert_eq!(read(4, &many), events);
         let one = InvestigationEvent {
             seq: 2,
             kind: EventKind::Progress { percentage: 10.0, current_phase: Phase::DataCollection, agents_active: 1 },
         };
-        assert_eq!(read(&key(2), &super::super::encode(&one).unwrap()), vec![one]);
+        assert_eq!(read(2, &super::super::encode(&one).unwrap()), vec![one]);
     }
 }

@@ -31,6 +31,11 @@ fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
     key
 }
 
+/// The sequence number an event key ends with (every key of the tree is an [`event_key`]).
+fn key_seq(key: &[u8]) -> u64 {
+    key.get(16..24).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0, u64::from_be_bytes)
+}
+
 impl Store {
     /// The head of one investigation (never decodes its results).
     pub fn head(&self, id: InvestigationId) -> Result<Option<InvestigationHead>, StorageError> {
@@ -203,7 +208,7 @@ impl InvestigationStore for Store {
                 let mut out = Vec::new();
                 for kv in self.events.range(start.as_slice()..=&end[..]) {
                     let (k, v) = kv.map_err(StorageError::from)?;
-                    super::event_batches::decode(&k, &v, &mut out)?;
+                    super::event_batches::decode(key_seq(&k), &v, &mut out)?;
                 }
                 out.retain(|e| e.seq >= wanted);
                 Ok(out)
