@@ -9,7 +9,7 @@
 
 use super::features::{DIM, features};
 use super::{Intent, Language};
-use crate::text::words;
+use crate::text::{WordSet, for_each_word};
 
 /// The labelled utterances the classifier learns from (`intent<TAB>language<TAB>utterance`).
 pub const TRAINING: &str = include_str!("../../data/intents.tsv");
@@ -258,20 +258,25 @@ const EN_WORDS: &[&str] = &[
     "your",
 ];
 
+/// [`PT_WORDS`] and [`EN_WORDS`], hashed.
+static PT_SET: WordSet = WordSet::new(PT_WORDS);
+static EN_SET: WordSet = WordSet::new(EN_WORDS);
+
 /// The language of a message by a stop-word score (Portuguese accents count for Portuguese);
 /// `None` when the message gives no evidence either way (a number, a name, a tie).
 pub fn detect_language(message: &str) -> Option<Language> {
-    let accents = message.chars().filter(|c| "ãõçáéíóúâêôàÃÕÇÁÉÍÓÚÂÊÔ".contains(*c)).count();
+    let accents = message.chars().filter(|c| !c.is_ascii() && "ãõçáéíóúâêôàÃÕÇÁÉÍÓÚÂÊÔ".contains(*c)).count();
     let (mut pt, mut en) = (accents as f64, 0.0);
-    for w in words(message) {
+    for_each_word(message, |w| {
         // A word in both lists ("me") says nothing.
-        let (p, e) = (PT_WORDS.contains(&w.as_str()), EN_WORDS.contains(&w.as_str()));
+        let (p, e) = (PT_SET.contains(w), EN_SET.contains(w));
         if p && !e {
             pt += 1.0;
         } else if e && !p {
             en += 1.0;
         }
-    }
+        true
+    });
     if pt > en {
         Some(Language::Pt)
     } else if en > pt {

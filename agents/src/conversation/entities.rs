@@ -6,7 +6,7 @@
 use super::{Entities, Language};
 use crate::model::cnpj::{cnpj_is_valid, digits_only};
 use crate::organs::{OrganInfo, organ_by_code, organs_in_text};
-use crate::text::{MONTHS_EN, MONTHS_PT, fold, fold_char};
+use crate::text::{MONTHS_EN, MONTHS_PT, fold_char};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -139,12 +139,14 @@ const BELOW: &[&str] = &[
 const RANGE_FROM: &[&str] = &["entre", "between", "from"];
 const RANGE_TO: &[&str] = &["e", "and", "to"];
 
-/// Whether the words before token `i` end with one of `phrases`.
+/// Whether the words before token `i` (at most three) end with one of `phrases`, whole words.
 fn preceded_by(toks: &[Token], i: usize, phrases: &[&str]) -> bool {
-    let start = i.saturating_sub(3);
-    let before: Vec<&str> = toks[start..i].iter().map(|t| t.low.as_str()).collect();
-    let joined = format!(" {}", before.join(" "));
-    phrases.iter().any(|p| joined.ends_with(&format!(" {p}")))
+    let before = &toks[i.saturating_sub(3)..i];
+    phrases.iter().any(|p| {
+        let words = p.split(' ');
+        let n = words.clone().count();
+        n <= before.len() && before[before.len() - n..].iter().map(|t| t.low.as_str()).eq(words)
+    })
 }
 
 /// Years and amounts, each number token used once: an amount is never also a year. A plain
@@ -203,14 +205,19 @@ fn period_and_values(toks: &[Token], lang: Language, e: &mut Entities) {
 /// The first month named. English "may" counts only next to "in" or a number ("may I ask").
 fn month(toks: &[Token]) -> Option<u32> {
     toks.iter().enumerate().find_map(|(i, t)| {
-        let pos = MONTHS_PT.iter().position(|m| fold(m) == t.low).or_else(|| {
-            let p = MONTHS_EN.iter().position(|m| fold(m) == t.low)?;
+        let pos = MONTHS_PT.iter().position(|m| folds_to(m, &t.low)).or_else(|| {
+            let p = MONTHS_EN.iter().position(|m| folds_to(m, &t.low))?;
             let beside_number = toks.get(i + 1).is_some_and(|n| n.kind == Kind::Number);
             let after_in = i > 0 && toks[i - 1].low == "in";
             (t.low != "may" || beside_number || after_in).then_some(p)
         })?;
         Some(pos as u32 + 1)
     })
+}
+
+/// Whether `name` folded is `low`.
+fn folds_to(name: &str, low: &str) -> bool {
+    name.chars().map(fold_char).eq(low.chars())
 }
 
 /// The first number token that is a CNPJ with valid check digits, as 14 digits.
@@ -351,14 +358,23 @@ const ENGLISH_ORGANS: &[(&str, &str)] = &[
     ("ministry of cities", "56000"),
 ];
 
+/// [`ENGLISH_ORGANS`]' phrases between spaces (whole words), in one automaton.
+static ENGLISH_PHRASES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+    let padded = ENGLISH_ORGANS.iter().map(|(phrase, _)| format!(" {phrase} "));
+    aho_corasick::AhoCorasick::new(padded).expect("the English organ phrases build an automaton")
+});
+
 /// The organs a message names, Portuguese or English, in order of first mention, each once.
 fn organs(toks: &[Token], message: &str) -> Vec<&'static OrganInfo> {
     let words: Vec<&str> = toks.iter().filter(|t| t.kind != Kind::Punct).map(|t| t.low.as_str()).collect();
     let padded = format!(" {} ", words.join(" "));
-    let mut english: Vec<(usize, &'static OrganInfo)> = ENGLISH_ORGANS
-        .iter()
-        .filter_map(|(phrase, code)| Some((padded.find(&format!(" {phrase} "))?, organ_by_code(code)?)))
-        .collect();
+    // Each phrase's first place in the words, all phrases in one pass.
+    let mut first: Vec<Option<usize>> = vec![None; ENGLISH_ORGANS.len()];
+    for m in ENGLISH_PHRASES.find_overlapping_iter(&padded) {
+        first[m.pattern().as_usize()].get_or_insert(m.start());
+    }
+    let mut english: Vec<(usize, &'static OrganInfo)> =
+        ENGLISH_ORGANS.iter().zip(first).filter_map(|((_, code), pos)| Some((pos?, organ_by_code(code)?))).collect();
     english.sort_by_key(|(pos, o)| (*pos, o.code));
     let mut found = organs_in_text(message);
     for (_, o) in english {

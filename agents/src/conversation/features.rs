@@ -27,8 +27,8 @@ const TRIGRAM: f64 = 1.0;
 
 /// A word's shape when it holds digits: `2024` and `2023` are the same feature (`#4`), so a
 /// year or an amount never decides an intent by its value.
-fn shape(word: &str) -> String {
-    if word.bytes().any(|b| b.is_ascii_digit()) { format!("#{}", word.len().min(9)) } else { word.to_string() }
+fn shape(word: String) -> String {
+    if word.bytes().any(|b| b.is_ascii_digit()) { format!("#{}", word.len().min(9)) } else { word }
 }
 
 fn bucket(kind: u8, parts: &[&str]) -> usize {
@@ -42,7 +42,8 @@ fn bucket(kind: u8, parts: &[&str]) -> usize {
 /// each bucket once (empty for a message with no words).
 pub fn features(message: &str) -> Vec<(usize, f64)> {
     let mut v: Vec<(usize, f64)> = Vec::with_capacity(64);
-    let tokens: Vec<String> = words(message).iter().map(|w| shape(w)).collect();
+    let tokens: Vec<String> = words(message).into_iter().map(shape).collect();
+    let mut padded: Vec<char> = Vec::with_capacity(32);
     for (i, t) in tokens.iter().enumerate() {
         v.push((bucket(1, &[t]), UNIGRAM));
         let next = tokens.get(i + 1).map_or("</s>", String::as_str);
@@ -51,10 +52,20 @@ pub fn features(message: &str) -> Vec<(usize, f64)> {
         if i == 0 {
             v.push((bucket(2, &[prev, t]), BIGRAM));
         }
-        let padded: Vec<char> = format!(" {t} ").chars().collect();
+        // The word between spaces, its 3-grams written into a small buffer (hashed as the
+        // same strings, without allocating one per gram).
+        padded.clear();
+        padded.push(' ');
+        padded.extend(t.chars());
+        padded.push(' ');
         for w in padded.windows(3) {
-            let gram: String = w.iter().collect();
-            v.push((bucket(3, &[&gram]), TRIGRAM));
+            let mut buf = [0u8; 12];
+            let mut n = 0;
+            for c in w {
+                n += c.encode_utf8(&mut buf[n..]).len();
+            }
+            let gram = std::str::from_utf8(&buf[..n]).unwrap_or_default();
+            v.push((bucket(3, &[gram]), TRIGRAM));
         }
     }
     v.sort_by_key(|(b, _)| *b);
