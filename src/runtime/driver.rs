@@ -370,7 +370,13 @@ async fn analyse(
             last_pct = pct;
             events.push(em.progress_event(Phase::AgentAnalysis, pct, running));
         }
-        em.emit_all(events).await;
+        if pending.is_empty() {
+            // The last agents' output: the run does not wait again before its end, so it goes
+            // out with the terminal event, in the final write.
+            em.queue(events);
+        } else {
+            em.emit_all(events).await;
+        }
     }
     // Completion order is a race; plan order keeps results identical for identical input.
     outputs.sort_by_key(|(a, _)| agents.iter().position(|x| x == a));

@@ -7,9 +7,9 @@
 //! is published, and a resumed run numbers its events after the last reservation: a client
 //! sees a gap in the numbers (the restart marker), never the same number twice. A resumed run
 //! does not emit again an anomaly whose event is stored, and its anomaly count is recounted
-//! from the stored events. A fresh run has no events: it numbers from 1, within the first block
-//! its starter reserved before writing the investigation (the flush that makes the record
-//! durable makes the reservation durable too: sled recovers a prefix of the writes).
+//! from the stored events. A fresh run has no events: it numbers from 1, within the first
+//! block, which the investigation's record reserves by existing (no run is resumed without
+//! it, and a resumed run numbers after the first block whatever was written).
 //!
 //! Progress of a step that takes no time of its own can be queued: it is written and
 //! published with the next emission, in the same write.
@@ -46,8 +46,8 @@ pub(crate) struct Emitter {
 /// interrupted (or ends one that may have run before).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
-    /// Just started: no event of it exists, and its starter reserved its first [`SEQ_BLOCK`]
-    /// numbers before writing it (durable whenever the investigation is).
+    /// Just started: no event of it exists, and its first [`SEQ_BLOCK`] numbers are reserved
+    /// by its record (durable whenever the investigation is).
     Fresh,
     /// May have stored and published events before.
     Resumed,
@@ -62,10 +62,15 @@ impl Emitter {
             let (seen, pending) = (HashSet::new(), Vec::new());
             return Emitter { store, hub, inv, seq: 0, reserved: SEQ_BLOCK, seen, pending };
         }
-        let reserved = store.reserved_seq(inv.id).unwrap_or_else(|e| {
-            tracing::error!(investigation = %inv.id, error = %e, "could not read the reserved sequence");
-            0
-        });
+        // Every run's first block is reserved by its record: a fresh run may have published
+        // numbers up to it without writing a reservation.
+        let reserved = store
+            .reserved_seq(inv.id)
+            .unwrap_or_else(|e| {
+                tracing::error!(investigation = %inv.id, error = %e, "could not read the reserved sequence");
+                0
+            })
+            .max(SEQ_BLOCK);
         let stored = store.events_after(inv.id, 0).unwrap_or_else(|e| {
             tracing::error!(investigation = %inv.id, error = %e, "could not read stored events");
             Vec::new()
@@ -175,6 +180,11 @@ impl Emitter {
     pub fn queue_phase(&mut self, phase: Phase, agents_active: usize) {
         let event = self.phase_event(phase, agents_active);
         self.pending.push(event);
+    }
+
+    /// Queues events for the next emission (a step whose run does not wait before the next).
+    pub fn queue(&mut self, kinds: Vec<EventKind>) {
+        self.pending.extend(kinds);
     }
 
     /// Emits what is queued, if anything: called before a run waits, so that progress queued

@@ -94,7 +94,6 @@ async fn start(rt: &RuntimeHandle, store: &Store) -> crate::domain::Investigatio
     use crate::domain::ports::InvestigationStore;
     let inv = crate::domain::Investigation::start(InvestigationRequest::new("contratos da saúde"), uuid::Uuid::nil());
     store.save(&inv).unwrap();
-    store.reserve_seq(inv.id, SEQ_BLOCK).unwrap();
     assert!(rt.start_investigation(inv.clone(), RunKind::Fresh).await.unwrap());
     inv
 }
@@ -333,18 +332,24 @@ async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_s
 }
 
 #[tokio::test]
-async fn a_fresh_run_numbers_its_events_from_one_within_the_block_its_starter_reserved() {
+async fn a_fresh_run_numbers_its_events_from_one_within_the_block_its_record_reserves() {
+    use crate::domain::Phase;
     use crate::domain::ports::InvestigationStore;
     let (rt, store, _dir) = runtime_with(default_factory(), agents_config(15.0, 10)).await;
     let inv = crate::domain::Investigation::start(InvestigationRequest::new("contratos da saúde"), uuid::Uuid::nil());
     store.save(&inv).unwrap();
-    store.reserve_seq(inv.id, SEQ_BLOCK).unwrap();
     assert!(rt.start_investigation(inv.clone(), RunKind::Fresh).await.unwrap());
     finished(&store, inv.id).await;
     let seqs: Vec<u64> = store.events_after(inv.id, 0).unwrap().iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "numbered from one, without gaps");
     assert!(seqs.len() < SEQ_BLOCK as usize);
-    assert_eq!(store.reserved_seq(inv.id).unwrap(), SEQ_BLOCK, "no reservation of its own");
+    assert_eq!(store.reserved_seq(inv.id).unwrap(), 0, "no reservation written: the record reserves the first block");
+    // Had it crashed after publishing some of its block, a resumed run numbers after the block.
+    let store: Arc<dyn InvestigationStore> = Arc::new(store);
+    let mut em = emitter::Emitter::new(store.clone(), events::EventHub::default(), inv.clone(), RunKind::Resumed);
+    em.phase(Phase::Initialization, 0).await;
+    let last = store.events_after(inv.id, 0).unwrap().last().map(|e| e.seq);
+    assert_eq!(last, Some(SEQ_BLOCK + 1), "a resumed run numbers after the first block");
 }
 
 #[tokio::test]

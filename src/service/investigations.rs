@@ -15,7 +15,7 @@ use crate::domain::{
     Status,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::runtime::{RunKind, RuntimeHandle, SEQ_BLOCK, ShutdownSignal};
+use crate::runtime::{RunKind, RuntimeHandle, ShutdownSignal};
 use crate::storage::Store;
 use crate::upstream::Provider;
 
@@ -158,10 +158,9 @@ impl InvestigationService {
             .with("retry_after", 5));
         }
         let inv = Investigation::start(request, user_id);
-        // The run's first event numbers are reserved before the record is written: sled
-        // recovers a prefix of the writes, so whichever flush makes the record durable makes
-        // the reservation durable too (its first events then need no flush of their own).
-        self.store.reserve_seq(inv.id, SEQ_BLOCK).map_err(Error::internal)?;
+        // The run's first block of event numbers is reserved by the record itself (a resumed
+        // run numbers after it: `Emitter::new`), so its first events need no write or flush of
+        // their own.
         self.store.create(&inv).map_err(Error::internal)?;
         Ok(inv)
     }
@@ -196,6 +195,11 @@ impl InvestigationService {
         }
         for head in all.into_iter().filter(|h| !h.status.is_terminal()) {
             let Some(inv) = self.store.get(head.id).map_err(Error::internal)? else { continue };
+            // The run ended, and a crash came between its record's final write and its head's.
+            if inv.status.is_terminal() {
+                self.store.rewrite_head(&inv).map_err(Error::internal)?;
+                continue;
+            }
             tracing::info!(investigation = %inv.id, "resuming an interrupted investigation");
             if self.runtime.start_investigation(inv, RunKind::Resumed).await.map_err(Error::internal)? {
                 resumed += 1;
