@@ -5,9 +5,14 @@
 //! `apply_batch`) takes sled 0.34's process-wide concurrency lock for writing, and a flush holds
 //! that lock for reading while it waits on sled's log flusher, which asks for it again behind
 //! the queued writer: the three wait on each other for good (seen under the test suite's
-//! concurrent apps). Instead the id is marked pending before the two writes and unmarked after;
-//! sled recovers a prefix of the writes after a crash, so a head left stale by a crash between
-//! them is still marked, and the store rewrites it from the record when it opens.
+//! concurrent apps). The record goes first; sled recovers a prefix of the writes after a crash,
+//! so a crash between the two leaves either a record without a head (a new investigation: the
+//! store backfills its head when it opens) or, for a run's final save (the only replacing
+//! save: a terminal record over the running one), a head still saying the run is under way,
+//! which the service's start-up finds when it reads the records of unfinished heads to resume
+//! them, and rewrites ([`Store::rewrite_head`]) instead of resuming. Stores written before kept
+//! a pending mark around each replacing save; marks left by a crash are still repaired when the
+//! store opens.
 
 use std::sync::atomic::Ordering;
 
@@ -93,11 +98,8 @@ impl Store {
         Ok(())
     }
 
-    /// Writes the record and its head. `replacing` marks the id pending around the two
-    /// writes (a crash between them leaves a stale head the store repairs when it opens); a new
-    /// investigation needs no mark: a crash between them leaves a record without a head, which
-    /// the store backfills when it opens.
-    fn write_investigation(&self, inv: &Investigation, replacing: bool) -> Result<(), PortError> {
+    /// Writes the record, then its head (see the module's comment for a crash between them).
+    fn write_investigation(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
         let full = super::bodies::encode_record(inv)?;
         let head = encode(&InvestigationHead::from(inv))?;
@@ -105,33 +107,33 @@ impl Store {
         self.stats.time(
             "investigations.save",
             || -> Result<(), StorageError> {
-                if replacing {
-                    self.heads_pending.insert(&key[..], &[])?;
-                }
                 // The body before the record that leaves it out (see `bodies`).
                 if let Some(results) = &inv.results {
                     self.hold_body(inv.id, results)?;
                 }
                 self.investigations.insert(&key[..], full.as_slice())?;
                 self.heads.insert(&key[..], head.as_slice())?;
-                if replacing {
-                    self.heads_pending.remove(&key[..])?;
-                }
                 Ok(())
             },
             |_| 1,
         )?;
         Ok(())
     }
+
+    /// Rewrites an investigation's head from its record (a head a crash left behind it).
+    pub fn rewrite_head(&self, inv: &Investigation) -> Result<(), StorageError> {
+        self.heads.insert(inv.id.0.as_bytes(), encode(&InvestigationHead::from(inv))?)?;
+        Ok(())
+    }
 }
 
 impl InvestigationStore for Store {
     fn save(&self, inv: &Investigation) -> Result<(), PortError> {
-        self.write_investigation(inv, true)
+        self.write_investigation(inv)
     }
 
     fn create(&self, inv: &Investigation) -> Result<(), PortError> {
-        self.write_investigation(inv, false)
+        self.write_investigation(inv)
     }
 
     fn save_progress(&self, inv: &Investigation) -> Result<(), PortError> {
@@ -334,7 +336,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_head_left_stale_by_a_crash_between_the_two_writes_is_repaired_when_the_store_opens() {
+    fn a_head_a_store_written_before_left_marked_pending_by_a_crash_is_repaired_when_the_store_opens() {
         let dir = tempfile::tempdir().unwrap();
         let first = Investigation::start(InvestigationRequest::new("q"), uuid::Uuid::nil());
         let mut later = first.clone();

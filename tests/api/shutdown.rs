@@ -61,3 +61,34 @@ async fn shutdown_ends_open_streams_and_running_work_resumes_at_next_start() {
 fn sled_locked(dir: &std::path::Path) -> bool {
     vigia::storage::Store::open(dir, 1).is_err()
 }
+
+#[tokio::test]
+async fn a_head_a_crash_left_behind_its_runs_final_record_is_rewritten_at_start_and_the_run_not_repeated() {
+    use vigia::domain::ports::InvestigationStore;
+    use vigia::domain::{ErrorInfo, Investigation, InvestigationRequest, Status};
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = test_config(&dir);
+    let running =
+        Investigation::start(InvestigationRequest::new("contratos do Ministério da Saúde"), uuid::Uuid::nil());
+    let mut ended = running.clone();
+    ended.status = Status::Failed;
+    ended.completed_at = Some(chrono::Utc::now());
+    ended.error = Some(ErrorInfo {
+        code: "DATA_UNAVAILABLE".into(),
+        message: "no data could be collected".into(),
+        recoverable: true,
+        details: Default::default(),
+    });
+    {
+        let store = vigia::storage::Store::open(&cfg.storage.data_dir, 1).unwrap();
+        store.create(&running).unwrap();
+        // The run's final save wrote its record and a crash came before its head.
+        store.save(&ended).unwrap();
+        store.rewrite_head(&running).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    let app = spawn_in(cfg).await;
+    let status: Value = app.get(&format!("/api/v1/investigations/{}/status", running.id)).await.json().await.unwrap();
+    assert_eq!(status["status"], "failed", "the head says what the record says: {status}");
+    app.shutdown().await;
+}
