@@ -1,7 +1,8 @@
 //! Chat history: sessions (keyed by id), their messages (keyed by session id, a 0 byte, the
 //! timestamp in big-endian microseconds and the message's UUID v7, so one prefix scan returns a
 //! session's messages in the history's order: timestamp, then id) and an owner index (owner
-//! UUID then session id) so a user's sessions are one prefix scan.
+//! UUID then session id) so a user's sessions are one prefix scan; anonymous sessions, read
+//! only by their id, have no entry there.
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -55,7 +56,8 @@ impl Store {
             Some(s)
         })?;
         let session = written.ok_or(StorageError::Closed)?;
-        if session.message_count == 1 {
+        // Anonymous sessions (the nil owner) are read by their id only, never listed.
+        if session.message_count == 1 && !session.owner.is_nil() {
             self.chat_by_owner.insert(owner_key(session.owner, &session.id), &[])?;
         }
         Ok(session)
@@ -141,7 +143,8 @@ mod tests {
         let s = store.chat_session(&sid).unwrap().unwrap();
         assert_eq!((s.message_count, s.owner, s.title.as_str()), (5, owner, "m0"));
         assert_eq!(store.chat_sessions_of(owner).unwrap().len(), 1);
-        assert_eq!(store.chat_sessions_of(Uuid::nil()).unwrap()[0].id, other);
+        assert!(store.chat_sessions_of(Uuid::nil()).unwrap().is_empty(), "anonymous sessions are not listed");
+        assert_eq!(store.chat_session(&other).unwrap().map(|s| s.owner), Some(Uuid::nil()));
         assert_eq!(store.prune_chat(Utc::now() + chrono::Duration::seconds(1)).unwrap(), 2);
         assert!(store.chat_messages(&sid).unwrap().is_empty());
     }

@@ -131,13 +131,14 @@ impl ChatService {
         let mut out = events::Sender::new(tx);
         // `start` goes out before the turn's task is scheduled: the first event does not wait
         // behind other turns' work.
-        let session_id =
-            req.session_id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| ChatSessionId::new().to_string());
+        let named = req.session_id.clone().filter(|s| !s.is_empty());
+        let fresh = named.is_none();
+        let session_id = named.unwrap_or_else(|| ChatSessionId::new().to_string());
         req.session_id = Some(session_id.clone());
         out.send_now(ChatEventKind::Start { session_id });
         let this = self.clone();
         // The turn runs on the work pool, below the request threads' priority.
-        crate::runtime::work::spawn(async move { turn::run(&this, req, caller, out).await });
+        crate::runtime::work::spawn(async move { turn::run(&this, req, caller, fresh, out).await });
         ReceiverStream::new(rx)
     }
 }

@@ -37,11 +37,12 @@ pub(super) struct Done {
     pub phrasing: Option<Phrasing>,
 }
 
-/// Runs a whole turn, sending its events to `out`.
-pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut out: Sender) {
+/// Runs a whole turn, sending its events to `out`; `fresh` when the session id is one the
+/// server just made (no stored session can have it).
+pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fresh: bool, mut out: Sender) {
     // Counted until the turn ends: its answer's flush is gathered with its siblings'.
     let _writer = svc.store.writer();
-    let accepted = match accept(svc, &req, caller) {
+    let accepted = match accept(svc, &req, caller, fresh) {
         Ok(a) => a,
         Err(e) => {
             out.send(ChatEventKind::from_error(&e)).await;
@@ -100,7 +101,7 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, mut
 }
 
 /// Checks the caller, the rate limit, the message, the session and the agent named.
-fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accepted, Error> {
+fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> Result<Accepted, Error> {
     // Bad credentials are UNAUTHORIZED inside the stream, whatever made them bad.
     let principal = caller.principal.map_err(|e| {
         Error::new(ErrorCode::Unauthorized, format!("invalid credentials: {}", e.message))
@@ -114,7 +115,7 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller) -> Result<Accept
         Some(s) => ChatSessionId::parse(s)?,
         None => ChatSessionId::new(),
     };
-    let session = svc.store.chat_session(&session_id).map_err(Error::internal)?;
+    let session = if fresh { None } else { svc.store.chat_session(&session_id).map_err(Error::internal)? };
     if let Some(s) = &session
         && !s.visible_to(principal.as_ref())
     {
