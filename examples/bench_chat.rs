@@ -3,7 +3,9 @@
 //! `cargo build --release && cargo run --release --example bench_chat`
 //!
 //! Starts `target/release/vigia serve` (demo mode, 200 demo contracts per fetch, rate limits
-//! off) and measures, with a Rust SSE/WebSocket client:
+//! off) and measures, with a Rust SSE/WebSocket client (the load of each level driven by one
+//! thread with a single-threaded runtime, like `wrk -t1`, whose CPU time is printed beside the
+//! server's: both share the machine's cores):
 //! - time to the first event and to `complete` (p50, p99), completed answers per second and
 //!   the server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, and the
 //!   first event of a probe beside the load (see [`probe`]), for conversational turns ("olá":
@@ -28,22 +30,34 @@ use futures::{SinkExt, StreamExt};
 use serde_json::json;
 use server::{free_port, rss_mb, serve, serve_with, wait_ready};
 
-/// One turn over SSE: (time to the first event, time to the terminal event, completed?).
+/// One turn over SSE: (time to the first event, time to the terminal event, completed?). Only
+/// the bytes that arrived last (with a marker's length before them) are searched for the
+/// terminal event, so a long answer is not searched again at every piece.
 async fn turn(client: &reqwest::Client, base: &str, message: &str) -> Option<(Duration, Duration, bool)> {
+    const TAIL: usize = "event: complete".len();
     let began = Instant::now();
     let resp =
         client.post(format!("{base}/api/v1/chat/stream")).json(&json!({"message": message})).send().await.ok()?;
     let mut body = resp.bytes_stream();
     let mut first = None;
-    let mut text = String::new();
+    let mut seen: Vec<u8> = Vec::new();
     while let Some(Ok(bytes)) = body.next().await {
         first.get_or_insert_with(|| began.elapsed());
-        text.push_str(&String::from_utf8_lossy(&bytes));
-        if text.contains("event: complete") || text.contains("event: error") {
-            break;
+        let from = seen.len().saturating_sub(TAIL);
+        seen.extend_from_slice(&bytes);
+        let fresh = &seen[from..];
+        if contains(fresh, b"event: complete") {
+            return Some((first?, began.elapsed(), true));
+        }
+        if contains(fresh, b"event: error") {
+            return Some((first?, began.elapsed(), false));
         }
     }
-    Some((first?, began.elapsed(), text.contains("event: complete")))
+    Some((first?, began.elapsed(), false))
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 fn pct(sorted: &[Duration], p: f64) -> f64 {
@@ -54,10 +68,11 @@ fn pct(sorted: &[Duration], p: f64) -> f64 {
     sorted[k].as_secs_f64() * 1000.0
 }
 
-/// The CPU time process `pid` has used so far (user and system, all its threads), in seconds,
-/// from /proc (its clock ticks per second asked of `getconf`).
-fn cpu_secs(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+/// The CPU time a process (`pid`) or a thread (`thread-self`) has used so far (user and
+/// system, all its threads), in seconds, from /proc (its clock ticks per second asked of
+/// `getconf`).
+fn cpu_secs(who: impl std::fmt::Display) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{who}/stat")).ok()?;
     // After the command name (in parentheses) comes field 3; utime and stime are fields 14, 15.
     let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
     let utime: f64 = fields.nth(11)?.parse().ok()?;
@@ -94,25 +109,45 @@ fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread
     })
 }
 
+/// `total` turns of `message`, `concurrency` at a time, driven by one thread with a runtime and
+/// a client of its own (a single-threaded load generator, as `wrk -t1`: its tasks do not wake
+/// each other across threads, and it leaves the other core to the server).
+/// Returns the turns and the CPU time the generator's thread used, in seconds.
+fn load(base: &str, message: &str, concurrency: usize, total: usize) -> (Vec<Turn>, Option<f64>) {
+    let (base, message) = (base.to_string(), message.to_string());
+    let driver = std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            return (Vec::new(), None);
+        };
+        let cpu = cpu_secs("thread-self");
+        let turns = rt.block_on(async {
+            let Ok(client) = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build() else {
+                return Vec::new();
+            };
+            futures::stream::iter(0..total)
+                .map(|_| turn(&client, &base, &message))
+                .buffer_unordered(concurrency)
+                .collect()
+                .await
+        });
+        let used = cpu.zip(cpu_secs("thread-self")).map(|(a, b)| b - a);
+        (turns, used)
+    });
+    driver.join().unwrap_or_default()
+}
+
+/// A turn's times to the first and the terminal event, and whether it completed.
+type Turn = Option<(Duration, Duration, bool)>;
+
 /// `total` turns of `message`, `concurrency` at a time, against the server `pid`; prints
 /// latencies (also the probe's first event, see [`probe`]), the rate and the server's CPU time
 /// per completed answer.
-async fn level(
-    (client, base, pid): (&reqwest::Client, &str, u32),
-    message: &str,
-    label: &str,
-    concurrency: usize,
-    total: usize,
-) {
+fn level((base, pid): (&str, u32), message: &str, label: &str, concurrency: usize, total: usize) {
     let running = Arc::new(AtomicBool::new(true));
     let prober = (concurrency > 1).then(|| probe(base.to_string(), message.to_string(), running.clone()));
     let cpu = cpu_secs(pid);
     let began = Instant::now();
-    let results: Vec<_> = futures::stream::iter(0..total)
-        .map(|_| turn(client, base, message))
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
+    let (results, load_cpu) = load(base, message, concurrency, total);
     let secs = began.elapsed().as_secs_f64();
     let cpu_after = cpu_secs(pid);
     running.store(false, Ordering::Relaxed);
@@ -121,6 +156,10 @@ async fn level(
     let ok: Vec<_> = results.iter().flatten().filter(|r| r.2).collect();
     let cpu_ms = match (cpu, cpu_after) {
         (Some(a), Some(b)) if !ok.is_empty() => format!("{:.2}", (b - a) * 1000.0 / ok.len() as f64),
+        _ => "n/a".into(),
+    };
+    let load_ms = match load_cpu {
+        Some(used) if !ok.is_empty() => format!("{:.2}", used * 1000.0 / ok.len() as f64),
         _ => "n/a".into(),
     };
     let probe_cell = if probed.is_empty() {
@@ -133,7 +172,7 @@ async fn level(
     first.sort();
     done.sort();
     println!(
-        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {probe_cell} | {:.1} | {:.1} | {:.0} | {cpu_ms} |",
+        "| {label} | {concurrency} | {}/{total} | {:.2} | {:.2} | {probe_cell} | {:.1} | {:.1} | {:.0} | {cpu_ms} | {load_ms} |",
         ok.len(),
         pct(&first, 0.5),
         pct(&first, 0.99),
@@ -183,23 +222,23 @@ async fn main() -> anyhow::Result<()> {
     turn(&client, &base, "olá").await;
 
     println!(
-        "| turn | concurrent | completed | first event p50 ms | p99 ms | probe's first event p50 / p99 ms (turns) | complete p50 ms | p99 ms | answers/s | server CPU ms per answer |"
+        "| turn | concurrent | completed | first event p50 ms | p99 ms | probe's first event p50 / p99 ms (turns) | complete p50 ms | p99 ms | answers/s | server CPU ms per answer | load generator CPU ms per answer |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    let at = (&client, base.as_str(), server.id());
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let at = (base.as_str(), server.id());
     let question = "Investigue contratos do Ministério da Saúde em 2024";
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 20_000)].into_iter().filter(|_| wanted("conversation")) {
-        level(at, "olá, tudo bem?", "conversation", c, n).await;
+        level(at, "olá, tudo bem?", "conversation", c, n);
     }
     // An analysis turn over the demo data that answers without an investigation (lampião's
     // regional spending: the data fetched, the agent run, the answer written and stored).
     let regional = "qual a distribuição regional dos gastos da saúde?";
     turn(&client, &base, regional).await;
     for (c, n) in [(1, 200), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("regional")) {
-        level(at, regional, "regional analysis (lampião, demo data)", c, n).await;
+        level(at, regional, "regional analysis (lampião, demo data)", c, n);
     }
     for (c, n) in [(1, 100), (100, 5_000), (1_000, 10_000)].into_iter().filter(|_| wanted("investigation")) {
-        level(at, question, "investigation (200 demo contracts)", c, n).await;
+        level(at, question, "investigation (200 demo contracts)", c, n);
     }
     server.kill()?;
     server.wait()?;
@@ -213,7 +252,7 @@ async fn main() -> anyhow::Result<()> {
     wait_ready(&client, &base).await?;
     turn(&client, &base, question).await;
     for (c, n) in [(1, 50), (100, 1_000)] {
-        level((&client, base.as_str(), server.id()), question, "investigation, analysis cache off", c, n).await;
+        level((base.as_str(), server.id()), question, "investigation, analysis cache off", c, n);
     }
     server.kill()?;
     server.wait()?;
