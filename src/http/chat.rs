@@ -50,7 +50,7 @@ fn sse_event(e: &ChatEvent) -> Event {
     let event = || Event::default().id(e.seq.to_string()).event(e.kind.name());
     // Serialised straight into the event's buffer; a chat event's JSON cannot fail, but the
     // stream would not break if it did.
-    event().json_data(e).unwrap_or_else(|_| event().data("{}"))
+    event().json_data(&e.kind).unwrap_or_else(|_| event().data("{}"))
 }
 
 #[utoipa::path(post, path = "/api/v1/chat/stream", tag = "chat", request_body = ChatRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),

@@ -109,7 +109,7 @@ async fn serve(
                         if let ChatEventKind::Start { session_id, .. } = &e.kind {
                             session = Some(session_id.clone());
                         }
-                        let text = serde_json::to_string(&e).unwrap_or_else(|_| "{}".into());
+                        let text = serde_json::to_string(&e.kind).unwrap_or_else(|_| "{}".into());
                         if sink.send(Message::Text(text.into())).await.is_err() {
                             break;
                         }

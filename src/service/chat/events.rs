@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-/// One event with its number in the turn.
+/// One event with its number in the turn. Its JSON is its kind's (the number goes in the
+/// SSE `id:`); the transports serialise the kind alone, which serde writes directly rather than
+/// through the flattening map.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatEvent {
     /// 1, 2, ... within the turn.
@@ -240,5 +242,6 @@ mod tests {
         let json = serde_json::to_value(&got[0]).unwrap();
         assert_eq!(json["type"], "chunk");
         assert_eq!(json["content"], "a");
+        assert_eq!(json, serde_json::to_value(&got[0].kind).unwrap(), "an event's JSON is its kind's");
     }
 }
