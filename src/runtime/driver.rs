@@ -45,6 +45,8 @@ pub(crate) struct DriverDeps {
     pub analyses: Arc<AnalysisCache>,
     /// What recent runs derived from their datasets, by dataset.
     pub facts: Arc<super::dataset_facts::KeptFacts>,
+    /// How many runs are under way, as the orchestrator last counted them.
+    pub running: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Cancellation of one run: the run-level flag (a client cancelled) and the per-agent job

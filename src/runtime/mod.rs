@@ -99,6 +99,8 @@ pub struct RuntimeHandle {
     calls: Arc<calls::AgentCalls>,
     analysis_timeout: Duration,
     events: activity::PoolEvents,
+    /// How many runs are under way, as the orchestrator last counted them.
+    running: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Everything the runtime is built from.
@@ -197,7 +199,9 @@ impl RuntimeHandle {
                 deps.agents.analysis_cache_ttl_secs,
             ))),
             facts: Arc::default(),
+            running: Arc::default(),
         };
+        let running = driver.running.clone();
         let (orchestrator, _) = Actor::spawn(None, Orchestrator, driver).await?;
         Ok(RuntimeHandle {
             pool,
@@ -209,6 +213,7 @@ impl RuntimeHandle {
             calls,
             analysis_timeout,
             events,
+            running,
         })
     }
 
@@ -254,6 +259,13 @@ impl RuntimeHandle {
     /// Investigations running now.
     pub async fn running(&self) -> Result<usize, RuntimeError> {
         call(&self.orchestrator, "orchestrator", OrchMsg::Running).await
+    }
+
+    /// How many runs are under way, as the orchestrator last counted them, without asking it
+    /// (an investigation's admission reads it; [`RuntimeHandle::running`] also proves the
+    /// orchestrator answers).
+    pub fn running_now(&self) -> usize {
+        self.running.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Live events of an investigation.

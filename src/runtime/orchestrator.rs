@@ -42,6 +42,14 @@ pub(crate) struct OrchState {
     draining: bool,
 }
 
+impl OrchState {
+    /// Publishes how many runs are under way: the gauge and the count the handle reads.
+    fn count_runs(&self) {
+        metrics::gauge!("vigia_investigations_running").set(self.runs.len() as f64);
+        self.deps.running.store(self.runs.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 pub(crate) struct Orchestrator;
 
 impl Actor for Orchestrator {
@@ -73,7 +81,7 @@ impl Actor for Orchestrator {
                     let _ = me.cast(OrchMsg::Finished(id));
                 });
                 st.runs.insert(id, Run { control, task, done });
-                metrics::gauge!("vigia_investigations_running").set(st.runs.len() as f64);
+                st.count_runs();
                 let _ = reply.send(true);
             }
             OrchMsg::Cancel(id, reply) => {
@@ -85,7 +93,7 @@ impl Actor for Orchestrator {
             }
             OrchMsg::Finished(id) => {
                 st.runs.remove(&id);
-                metrics::gauge!("vigia_investigations_running").set(st.runs.len() as f64);
+                st.count_runs();
             }
             OrchMsg::Running(reply) => {
                 let _ = reply.send(st.runs.len());
@@ -94,6 +102,7 @@ impl Actor for Orchestrator {
                 st.draining = true;
                 let tasks =
                     st.runs.drain().map(|(id, run)| Draining { id, control: run.control, task: run.task }).collect();
+                st.count_runs();
                 let _ = reply.send(tasks);
             }
         }

@@ -148,7 +148,7 @@ impl InvestigationService {
             .with("data_source", source.as_str())
             .with("available", serde_json::json!(["portal_transparencia"])));
         }
-        let running = self.runtime.running().await.map_err(Error::internal)?;
+        let running = self.runtime.running_now();
         if running >= self.max_concurrent {
             return Err(Error::new(
                 ErrorCode::RateLimitExceeded,
