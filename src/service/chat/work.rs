@@ -210,9 +210,11 @@ pub(super) async fn run_investigation(
     until: f64,
 ) -> Result<(AnswerFacts, f64, &'static str)> {
     let req = request_for(message, route, only)?;
+    // The opening names what is about to run: it goes out with the routing's events, before
+    // the turn first waits (for the investigation's start).
+    out.chunk(drummond::opening(route, svc.demo), 2.0).await;
     let (started, events) = svc.investigations.start_watched(req, acc.principal.as_ref()).await?;
     let id = started.investigation.id;
-    out.chunk(drummond::opening(route, svc.demo), 2.0).await;
     let mut events = std::pin::pin!(events);
     let mut listed = 0;
     let scale = |pct: f64| 5.0 + pct * (until - 5.0) / 100.0;
