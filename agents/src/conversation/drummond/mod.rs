@@ -111,25 +111,32 @@ fn severity_label(severity: &str, lang: Language) -> &str {
 /// One line per finding as it arrives: severity, type, the records and money concerned, its
 /// id; in Portuguese also the detector's own description (which is written in Portuguese).
 pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
+    use std::fmt::Write;
     let en = lang == Language::En;
-    let mut parts = Vec::new();
+    // One buffer for the whole line (it is written for every finding streamed).
+    let mut line = String::with_capacity(a.description.len() + a.id.len() + 160);
+    let _ = write!(line, "[{}] {}", severity_label(&a.severity, lang), type_label(&a.anomaly_type, lang));
+    if !en && !a.description.is_empty() {
+        let _ = write!(line, ": {}", a.description.trim_end_matches('.'));
+    }
+    let mut sep = " (";
     if let Some(c) = &a.contract_id {
-        parts.push(format!("{} {c}", if en { "contract" } else { "contrato" }));
+        let _ = write!(line, "{sep}{} {c}", if en { "contract" } else { "contrato" });
+        sep = "; ";
     }
     if let Some(s) = &a.supplier {
-        parts.push(format!("{} {s}", if en { "supplier" } else { "fornecedor" }));
+        let _ = write!(line, "{sep}{} {s}", if en { "supplier" } else { "fornecedor" });
+        sep = "; ";
     }
     if let Some(v) = a.value {
-        parts.push(format!("{} {}", money(v, lang), if en { "at stake" } else { "em jogo" }));
+        let _ = write!(line, "{sep}{} {}", money(v, lang), if en { "at stake" } else { "em jogo" });
+        sep = "; ";
     }
-    let head = format!("[{}] {}", severity_label(&a.severity, lang), type_label(&a.anomaly_type, lang));
-    let body = if en || a.description.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", a.description.trim_end_matches('.'))
-    };
-    let detail = if parts.is_empty() { String::new() } else { format!(" ({})", parts.join("; ")) };
-    format!("{head}{body}{detail} [id {}]", a.id)
+    if sep == "; " {
+        line.push(')');
+    }
+    let _ = write!(line, " [id {}]", a.id);
+    line
 }
 
 /// The severity counts: the facts' own when they cover every finding, else those of the
