@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::organs::organs_in_text;
-use crate::text::{MONTHS_PT, fold};
+use crate::text::{MONTHS_PT, fold, folds_to};
 
 /// What a query asks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -33,7 +33,7 @@ pub fn interpret(query: &str) -> QueryIntent {
         .filter(|(i, w)| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) && !after_money(&words, *i))
         .filter_map(|(_, w)| w.parse::<i32>().ok())
         .find(|y| (2000..=2099).contains(y));
-    let month = words.iter().find_map(|w| MONTHS_PT.iter().position(|m| fold(m) == *w)).map(|i| i as u32 + 1);
+    let month = words.iter().find_map(|w| MONTHS_PT.iter().position(|m| folds_to(m, w))).map(|i| i as u32 + 1);
     QueryIntent {
         organ_codes: organs_in_text(query).iter().map(|o| o.code.to_string()).collect(),
         year,

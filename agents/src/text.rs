@@ -32,6 +32,11 @@ pub fn fold(s: &str) -> String {
     s.chars().map(fold_char).collect()
 }
 
+/// Whether `s` folded with [`fold_char`] is `folded` (without building the folded string).
+pub fn folds_to(s: &str, folded: &str) -> bool {
+    s.chars().map(fold_char).eq(folded.chars())
+}
+
 /// Calls `f` with each folded alphanumeric word of `s`, in order, reusing one buffer.
 /// Stops early when `f` returns `false`.
 pub fn for_each_word(s: &str, mut f: impl FnMut(&str) -> bool) {

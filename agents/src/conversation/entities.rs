@@ -6,7 +6,7 @@
 use super::{Entities, Language};
 use crate::model::cnpj::{cnpj_is_valid, digits_only};
 use crate::organs::{OrganInfo, organ_by_code, organs_in_text};
-use crate::text::{MONTHS_EN, MONTHS_PT, fold_char};
+use crate::text::{MONTHS_EN, MONTHS_PT, fold_char, folds_to};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -213,11 +213,6 @@ fn month(toks: &[Token]) -> Option<u32> {
         })?;
         Some(pos as u32 + 1)
     })
-}
-
-/// Whether `name` folded is `low`.
-fn folds_to(name: &str, low: &str) -> bool {
-    name.chars().map(fold_char).eq(low.chars())
 }
 
 /// The first number token that is a CNPJ with valid check digits, as 14 digits.
