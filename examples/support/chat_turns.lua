@@ -1,4 +1,4 @@
--- wrk script: one chat investigation turn per request; counts the streams that ended in `complete`.
+-- wrk script: one chat investigation turn per request ("Investigue contratos do Ministério da Saúde em 2024"); counts the streams that ended in `complete` (see BENCHMARKS.md, "Chat").
 wrk.method = "POST"
 wrk.body = '{"message":"Investigue contratos do Ministério da Saúde em 2024"}'
 wrk.headers["Content-Type"] = "application/json"
