@@ -26,8 +26,6 @@ pub trait InvestigationStore: Send + Sync + 'static {
     /// record over its running one; a crash during it may leave the head saying the run is
     /// under way, which the service's start-up repairs from the record.
     fn save(&self, inv: &Investigation) -> Result<(), PortError>;
-    /// Inserts an investigation that was never saved.
-    fn create(&self, inv: &Investigation) -> Result<(), PortError>;
     /// Writes only the head (status and progress) of a running investigation: a run moves its
     /// progress a dozen times and its full record only at the start and the end. Reading the
     /// full record of a running investigation takes its progress from the head.

@@ -161,7 +161,7 @@ impl InvestigationService {
         // The run's first block of event numbers is reserved by the record itself (a resumed
         // run numbers after it: `Emitter::new`), so its first events need no write or flush of
         // their own.
-        self.store.create(&inv).map_err(Error::internal)?;
+        self.store.save(&inv).map_err(Error::internal)?;
         Ok(inv)
     }
 

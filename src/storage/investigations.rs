@@ -77,8 +77,7 @@ impl Store {
         for kv in self.heads_pending.iter() {
             let (key, _) = kv?;
             if let Some(value) = self.investigations.get(&key)? {
-                let inv = self.full(&value)?;
-                self.heads.insert(&key, encode(&InvestigationHead::from(&inv))?)?;
+                self.rewrite_head(&self.full(&value)?)?;
             }
             self.heads_pending.remove(&key)?;
         }
@@ -91,15 +90,23 @@ impl Store {
         for kv in self.investigations.iter() {
             let (key, value) = kv?;
             if !self.heads.contains_key(&key)? {
-                let inv = self.full(&value)?;
-                self.heads.insert(key, encode(&InvestigationHead::from(&inv))?)?;
+                self.rewrite_head(&self.full(&value)?)?;
             }
         }
         Ok(())
     }
 
+    /// Writes an investigation's head from the investigation (its progress while it runs, or
+    /// a head a crash left behind its record).
+    pub fn rewrite_head(&self, inv: &Investigation) -> Result<(), StorageError> {
+        self.heads.insert(inv.id.0.as_bytes(), encode(&InvestigationHead::from(inv))?)?;
+        Ok(())
+    }
+}
+
+impl InvestigationStore for Store {
     /// Writes the record, then its head (see the module's comment for a crash between them).
-    fn write_investigation(&self, inv: &Investigation) -> Result<(), PortError> {
+    fn save(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
         let full = super::bodies::encode_record(inv)?;
         let head = encode(&InvestigationHead::from(inv))?;
@@ -120,31 +127,9 @@ impl Store {
         Ok(())
     }
 
-    /// Rewrites an investigation's head from its record (a head a crash left behind it).
-    pub fn rewrite_head(&self, inv: &Investigation) -> Result<(), StorageError> {
-        self.heads.insert(inv.id.0.as_bytes(), encode(&InvestigationHead::from(inv))?)?;
-        Ok(())
-    }
-}
-
-impl InvestigationStore for Store {
-    fn save(&self, inv: &Investigation) -> Result<(), PortError> {
-        self.write_investigation(inv)
-    }
-
-    fn create(&self, inv: &Investigation) -> Result<(), PortError> {
-        self.write_investigation(inv)
-    }
-
     fn save_progress(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
-        let head = encode(&InvestigationHead::from(inv))?;
-        let key = inv.id.0.as_bytes();
-        self.stats.time(
-            "investigations.save_progress",
-            || self.heads.insert(&key[..], head.as_slice()).map_err(StorageError::from),
-            |_| 1,
-        )?;
+        self.stats.time("investigations.save_progress", || self.rewrite_head(inv), |_| 1)?;
         Ok(())
     }
 

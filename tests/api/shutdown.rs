@@ -81,7 +81,7 @@ async fn a_head_a_crash_left_behind_its_runs_final_record_is_rewritten_at_start_
     });
     {
         let store = vigia::storage::Store::open(&cfg.storage.data_dir, 1).unwrap();
-        store.create(&running).unwrap();
+        store.save(&running).unwrap();
         // The run's final save wrote its record and a crash came before its head.
         store.save(&ended).unwrap();
         store.rewrite_head(&running).unwrap();
