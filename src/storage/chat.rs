@@ -35,29 +35,45 @@ impl Store {
     /// Appends a message to its session, creating the session (owned by `owner`, nil for
     /// anonymous) on its first message. Returns the session as written.
     pub fn append_chat_message(&self, owner: Uuid, message: &ChatMessage) -> Result<ChatSession, StorageError> {
-        self.append_chat_message_with(owner, message, |_| {})
+        self.append_chat_messages(owner, &message.session_id, &[message], |_| {})
     }
 
-    /// [`Store::append_chat_message`], changing the session in the same write (an answer and
-    /// the memory it leaves).
-    pub fn append_chat_message_with(
+    /// Appends messages to session `id` (a turn's question and answer) and changes the session
+    /// once for all of them (its count, its last activity and what `change` does: the memory
+    /// the answer leaves), so a turn writes its session once. A session that does not exist is
+    /// created, owned by `owner` and titled by the first message. Returns it as written.
+    pub fn append_chat_messages(
         &self,
         owner: Uuid,
-        message: &ChatMessage,
+        id: &ChatSessionId,
+        messages: &[&ChatMessage],
         mut change: impl FnMut(&mut ChatSession),
     ) -> Result<ChatSession, StorageError> {
-        put(&self.chat_messages, message_key(message), message)?;
-        let written = update(&self.chat_sessions, message.session_id.as_str().as_bytes(), |current| {
-            let mut s =
-                current.unwrap_or_else(|| ChatSession::new(message.session_id.clone(), owner, &message.content));
-            s.message_count += 1;
-            s.updated_at = s.updated_at.max(message.timestamp);
+        for m in messages {
+            debug_assert_eq!(&m.session_id, id, "messages of the session written");
+            put(&self.chat_messages, message_key(m), m)?;
+        }
+        let title = messages.first().map_or("", |m| m.content.as_str());
+        let mut created = false;
+        let written = update(&self.chat_sessions, id.as_str().as_bytes(), |current| {
+            created = current.is_none();
+            let mut s = current.unwrap_or_else(|| {
+                let mut s = ChatSession::new(id.clone(), owner, title);
+                // Begun when its first message arrived, not when the turn wrote it.
+                s.created_at = messages.first().map_or(s.created_at, |m| m.timestamp);
+                s.updated_at = s.created_at;
+                s
+            });
+            s.message_count += messages.len();
+            if let Some(newest) = messages.iter().map(|m| m.timestamp).max() {
+                s.updated_at = s.updated_at.max(newest);
+            }
             change(&mut s);
             Some(s)
         })?;
         let session = written.ok_or(StorageError::Closed)?;
         // Anonymous sessions (the nil owner) are read by their id only, never listed.
-        if session.message_count == 1 && !session.owner.is_nil() {
+        if created && !session.owner.is_nil() {
             self.chat_by_owner.insert(owner_key(session.owner, &session.id), &[])?;
         }
         Ok(session)
@@ -147,5 +163,22 @@ mod tests {
         assert_eq!(store.chat_session(&other).unwrap().map(|s| s.owner), Some(Uuid::nil()));
         assert_eq!(store.prune_chat(Utc::now() + chrono::Duration::seconds(1)).unwrap(), 2);
         assert!(store.chat_messages(&sid).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_turns_question_and_answer_make_one_session_begun_at_the_question() {
+        let store = Store::temporary().unwrap();
+        let owner = Uuid::now_v7();
+        let sid = ChatSessionId::new();
+        let question = ChatMessage::new(sid.clone(), ChatRole::User, "quem mais recebeu?".into());
+        let answer = ChatMessage::new(sid.clone(), ChatRole::Assistant, "a Alfa".into());
+        let s = store
+            .append_chat_messages(owner, &sid, &[&question, &answer], |s| s.title.push_str(" (changed once)"))
+            .unwrap();
+        assert_eq!(s.message_count, 2);
+        assert_eq!((s.created_at, s.updated_at), (question.timestamp, answer.timestamp));
+        assert_eq!(s.title, "quem mais recebeu? (changed once)");
+        assert_eq!(store.chat_messages(&sid).unwrap(), vec![question, answer]);
+        assert_eq!(store.chat_sessions_of(owner).unwrap().len(), 1, "listed for its owner");
     }
 }

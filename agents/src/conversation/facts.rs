@@ -16,6 +16,11 @@ use crate::model::report::BySeverity;
 /// the money at stake cover every finding.
 pub const BRIEFS_KEPT: usize = 10;
 
+/// Briefs a session's memory keeps of its last answer ([`AnswerFacts::remembered`]): a
+/// follow-up asks for the most severe finding, the biggest supplier or the money at stake, and
+/// the counts cover every finding; the answer itself, with all its briefs, is in the history.
+pub const BRIEFS_REMEMBERED: usize = 1;
+
 /// One finding as drummond may cite it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnomalyBrief {
@@ -117,6 +122,25 @@ impl AnswerFacts {
             facts.push(a.borrow());
         }
         facts
+    }
+
+    /// What a session's memory keeps of these facts for the next turn: all but the briefs after
+    /// the [`BRIEFS_REMEMBERED`] most severe and the status lines (written for one answer). The
+    /// memory is written with every answer, so it holds what follow-ups read and no more.
+    pub fn remembered(&self) -> AnswerFacts {
+        AnswerFacts {
+            intent: self.intent,
+            entities: self.entities.clone(),
+            demo: self.demo,
+            investigation_id: self.investigation_id.clone(),
+            records_analysed: self.records_analysed,
+            anomalies: self.anomalies.iter().take(BRIEFS_REMEMBERED).cloned().collect(),
+            total_anomalies: self.total_anomalies,
+            money_at_stake: self.money_at_stake,
+            top_suppliers: self.top_suppliers.clone(),
+            status_lines: Vec::new(),
+            by_severity: self.by_severity,
+        }
     }
 
     /// Adds one finding as it arrives, in any order: the counts and money take every finding

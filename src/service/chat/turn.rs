@@ -15,7 +15,7 @@ use crate::domain::chat::{ChatMessage, ChatRole, ChatSessionId, MemoryJson, vali
 use crate::error::{Error, ErrorCode};
 use crate::service::admin::resolve_agent;
 
-/// A turn that passed the checks: its user message is stored.
+/// A turn that passed the checks.
 pub(super) struct Accepted {
     pub principal: Option<Principal>,
     pub session_id: ChatSessionId,
@@ -49,16 +49,9 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fre
             return;
         }
     };
+    // Stored with the answer (or the error) when the turn ends: one write of the session, and
+    // made durable by the same flush as before, which `complete` waits for.
     let user = ChatMessage::new(accepted.session_id.clone(), ChatRole::User, req.message.clone());
-    if let Err(e) = svc.store.append_chat_message(accepted.owner, &user) {
-        tracing::error!(error = %e, "a chat message could not be stored");
-        out.send(ChatEventKind::from_error(&Error::new(
-            ErrorCode::ServiceUnavailable,
-            "the message could not be stored; try again",
-        )))
-        .await;
-        return;
-    }
     out.send(ChatEventKind::Thinking {
         status: if accepted.explicit.is_some() { "analyzing" } else { "routing" }.into(),
         agent: accepted.explicit.unwrap_or(AgentId::Senna).as_str().into(),
@@ -87,11 +80,14 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fre
     let mode = Mode::of(accepted.explicit, &route);
     let result = work::answer(svc, &accepted, &req.message, &route, mode, &mut out).await;
     match result {
-        Ok(done) => finish(svc, &accepted, &route, done, user.id, out).await,
+        Ok(done) => finish(svc, &accepted, &route, done, &user, out).await,
         Err(e) => {
-            // What the turn wrote is durable before the error is told, like an answer: an
-            // investigation it started left its end's durability to the turn (`start_watched`),
-            // and the error may name it.
+            // The question stays in the history beside the error, and what the turn wrote is
+            // durable before the error is told, like an answer: an investigation it started
+            // left its end's durability to the turn (`start_watched`), and the error may name it.
+            if let Err(stored) = svc.store.append_chat_message(accepted.owner, &user) {
+                tracing::error!(error = %stored, "a chat message could not be stored");
+            }
             if let Err(flush) = svc.store.flush().await {
                 tracing::error!(error = %flush, "a failed chat turn's writes could not be made durable");
             }
@@ -131,23 +127,17 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> 
     Ok(Accepted { principal, session_id, owner, memory, explicit })
 }
 
-/// Stores the answer and the memory, makes them durable (and with them the investigation the
+/// Stores the question, the answer and the memory, makes them durable (and with them the investigation the
 /// turn ran, whose start and end were left to this flush: `start_watched`), then sends
 /// `complete`.
-async fn finish(
-    svc: &ChatService,
-    acc: &Accepted,
-    route: &Route,
-    done: Done,
-    user_message_id: String,
-    mut out: Sender,
-) {
+async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, user: &ChatMessage, mut out: Sender) {
     let mut reply = ChatMessage::new(acc.session_id.clone(), ChatRole::Assistant, out.answer.clone());
     reply.agent = Some(done.agent.as_str().into());
     reply.investigation_id = done.investigation_id.clone();
     let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
     let memory = MemoryJson::of(&memory).unwrap_or_default();
-    let stored = svc.store.append_chat_message_with(acc.owner, &reply, |s| s.memory = memory.clone());
+    let stored =
+        svc.store.append_chat_messages(acc.owner, &acc.session_id, &[user, &reply], |s| s.memory = memory.clone());
     let durable = match stored {
         Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
@@ -165,7 +155,7 @@ async fn finish(
         investigation_id: done.investigation_id,
         session_id: acc.session_id.to_string(),
         message_id: reply.id,
-        user_message_id,
+        user_message_id: user.id.clone(),
         agent: done.agent.as_str().into(),
         phrasing: done.phrasing,
     })

@@ -136,3 +136,26 @@ fn direct_answers_recall_the_session_and_report_status_lines() {
     let about = senna.route("who are you?", None);
     assert!(direct_answer(&about, None, None).join(" ").contains(&format!("{} agents", AgentId::ALL.len())));
 }
+
+#[test]
+fn follow_ups_read_the_same_answers_from_what_a_session_remembers() {
+    let senna = crate::conversation::shared_senna();
+    let full = facts(false);
+    let kept = full.remembered();
+    assert_eq!(kept.anomalies, full.anomalies[..crate::conversation::facts::BRIEFS_REMEMBERED]);
+    let memory = |f: &AnswerFacts| SessionMemory {
+        entities: f.entities.clone(),
+        last_intent: Some(Intent::Investigation),
+        turns: 2,
+        last_answer_facts: Some(f.clone()),
+        ..SessionMemory::default()
+    };
+    let (with_all, with_kept) = (memory(&full), memory(&kept));
+    for question in
+        ["e o maior fornecedor?", "and how much was at stake?", "e qual o achado mais grave?", "what did I ask before?"]
+    {
+        let r = senna.route(question, Some(&with_kept));
+        assert_eq!(r.intent, Intent::MemoryRecall, "{question}");
+        assert_eq!(direct_answer(&r, Some(&with_kept), None), direct_answer(&r, Some(&with_all), None), "{question}");
+    }
+}
