@@ -7,7 +7,8 @@
 //! thread with a single-threaded runtime, like `wrk -t1`, whose CPU time is printed beside the
 //! server's: both share the machine's cores):
 //! - time to the first event and to `complete` (p50, p99), completed answers per second and
-//!   the server's CPU time per completed answer at 1, 100 and 1,000 concurrent streams, and the
+//!   the server's CPU time per completed answer (the load's and the probe's answers) at 1, 100
+//!   and 1,000 concurrent streams, and the
 //!   first event of a probe beside the load (see [`probe`]), for conversational turns ("olá":
 //!   routing, memory, history, drummond's answer, durable storage; no analysis), for analysis
 //!   turns answered by an agent over the demo data without an investigation (lampião's
@@ -85,8 +86,9 @@ fn cpu_secs(who: impl std::fmt::Display) -> Option<f64> {
 /// While `running`, turns of `message` from four loops that each wait 20 ms between turns, on
 /// a thread of its own (its own single-threaded runtime and connections), beside the load:
 /// the time to its first event is the server's, without the wait of the load generator's own
-/// tasks for their thread.
-fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Duration>> {
+/// tasks for their thread. Returns each completed turn's time to its first event and when it
+/// completed.
+fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<(Duration, Instant)>> {
     std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
             return Vec::new();
@@ -98,7 +100,7 @@ fn probe(base: String, message: String, running: Arc<AtomicBool>) -> std::thread
                 let mut first = Vec::new();
                 while running.load(Ordering::Relaxed) {
                     if let Some((f, _, true)) = turn(&client, &base, &message).await {
-                        first.push(f);
+                        first.push((f, Instant::now()));
                     }
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
@@ -141,21 +143,26 @@ type Turn = Option<(Duration, Duration, bool)>;
 
 /// `total` turns of `message`, `concurrency` at a time, against the server `pid`; prints
 /// latencies (also the probe's first event, see [`probe`]), the rate and the server's CPU time
-/// per completed answer.
+/// per completed answer. The answers the probe completed while the load ran are answers the
+/// server gave in that time: both the rate and the CPU time per answer count them.
 fn level((base, pid): (&str, u32), message: &str, label: &str, concurrency: usize, total: usize) {
     let running = Arc::new(AtomicBool::new(true));
     let prober = (concurrency > 1).then(|| probe(base.to_string(), message.to_string(), running.clone()));
     let cpu = cpu_secs(pid);
     let began = Instant::now();
     let (results, load_cpu) = load(base, message, concurrency, total);
-    let secs = began.elapsed().as_secs_f64();
+    let ended = Instant::now();
+    let secs = (ended - began).as_secs_f64();
     let cpu_after = cpu_secs(pid);
     running.store(false, Ordering::Relaxed);
-    let mut probed = prober.and_then(|p| p.join().ok()).unwrap_or_default();
+    let probe_turns = prober.and_then(|p| p.join().ok()).unwrap_or_default();
+    let probe_answers = probe_turns.iter().filter(|(_, at)| *at <= ended).count();
+    let mut probed: Vec<Duration> = probe_turns.iter().map(|(first, _)| *first).collect();
     probed.sort();
     let ok: Vec<_> = results.iter().flatten().filter(|r| r.2).collect();
+    let answers = ok.len() + probe_answers;
     let cpu_ms = match (cpu, cpu_after) {
-        (Some(a), Some(b)) if !ok.is_empty() => format!("{:.2}", (b - a) * 1000.0 / ok.len() as f64),
+        (Some(a), Some(b)) if answers > 0 => format!("{:.2}", (b - a) * 1000.0 / answers as f64),
         _ => "n/a".into(),
     };
     let load_ms = match load_cpu {
@@ -178,7 +185,7 @@ fn level((base, pid): (&str, u32), message: &str, label: &str, concurrency: usiz
         pct(&first, 0.99),
         pct(&done, 0.5),
         pct(&done, 0.99),
-        ok.len() as f64 / secs
+        answers as f64 / secs
     );
 }
 
@@ -222,7 +229,7 @@ async fn main() -> anyhow::Result<()> {
     turn(&client, &base, "olá").await;
 
     println!(
-        "| turn | concurrent | completed | first event p50 ms | p99 ms | probe's first event p50 / p99 ms (turns) | complete p50 ms | p99 ms | answers/s | server CPU ms per answer | load generator CPU ms per answer |"
+        "| turn | concurrent | completed | first event p50 ms | p99 ms | probe's first event p50 / p99 ms (turns) | complete p50 ms | p99 ms | answers/s (load and probe) | server CPU ms per answer (load and probe) | load generator CPU ms per answer |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let at = (base.as_str(), server.id());
