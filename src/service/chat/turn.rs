@@ -1,6 +1,7 @@
 //! One chat turn: accept (caller, rate limit, message, session), route, do the work of the
-//! route's mode ([`super::work`]), then store the answer and the session's memory durably and
-//! send `complete`. Any failure after `start` ends the stream with one `error` event.
+//! route's mode ([`super::work`]), then store the question, the answer and the session's
+//! memory durably and send `complete`. Any failure after `start` ends the stream with one
+//! `error` event (the question stored with it).
 
 use chrono::Utc;
 use uuid::Uuid;
@@ -127,9 +128,9 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> 
     Ok(Accepted { principal, session_id, owner, memory, explicit })
 }
 
-/// Stores the question, the answer and the memory, makes them durable (and with them the investigation the
-/// turn ran, whose start and end were left to this flush: `start_watched`), then sends
-/// `complete`.
+/// Stores the question, the answer and the memory, makes them durable (and with them the
+/// investigation the turn ran, whose start and end were left to this flush: `start_watched`),
+/// then sends `complete`.
 async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, user: &ChatMessage, mut out: Sender) {
     let mut reply = ChatMessage::new(acc.session_id.clone(), ChatRole::Assistant, out.answer.clone());
     reply.agent = Some(done.agent.as_str().into());
