@@ -176,18 +176,18 @@ impl PartialEq for MemoryJson {
 }
 
 impl ChatSession {
-    /// A new session owned by `owner` (nil: anonymous), titled by its first message.
-    pub fn new(id: ChatSessionId, owner: Uuid, first_message: &str) -> Self {
-        let now = Utc::now();
-        let mut title: String = first_message.chars().take(80).collect();
-        if first_message.chars().count() > 80 {
+    /// A new session owned by `owner` (nil: anonymous), begun by its first message: its id,
+    /// its time and (shortened) its title.
+    pub fn new(first: &ChatMessage, owner: Uuid) -> Self {
+        let mut title: String = first.content.chars().take(80).collect();
+        if first.content.chars().count() > 80 {
             title.push('…');
         }
         ChatSession {
-            id,
+            id: first.session_id.clone(),
             owner,
-            created_at: now,
-            updated_at: now,
+            created_at: first.timestamp,
+            updated_at: first.timestamp,
             title,
             message_count: 0,
             read_upto: None,
@@ -226,7 +226,8 @@ mod tests {
 
     #[test]
     fn a_session_keeps_its_memory_as_written_and_reads_records_with_or_without_one() {
-        let mut s = ChatSession::new(ChatSessionId::new(), Uuid::nil(), "olá");
+        let first = ChatMessage::new(ChatSessionId::new(), ChatRole::User, "olá".into());
+        let mut s = ChatSession::new(&first, Uuid::nil());
         assert_eq!(s.memory.as_str(), "null");
         assert_eq!(s.memory.read::<std::collections::BTreeMap<String, u32>>(), None);
         s.memory = MemoryJson::of(&serde_json::json!({"turns": 2, "language": "pt"})).unwrap();

@@ -35,38 +35,32 @@ impl Store {
     /// Appends a message to its session, creating the session (owned by `owner`, nil for
     /// anonymous) on its first message. Returns the session as written.
     pub fn append_chat_message(&self, owner: Uuid, message: &ChatMessage) -> Result<ChatSession, StorageError> {
-        self.append_chat_messages(owner, &message.session_id, &[message], |_| {})
+        self.append_chat_messages(owner, message, None, |_| {})
     }
 
-    /// Appends messages to session `id` (a turn's question and answer) and changes the session
-    /// once for all of them (its count, its last activity and what `change` does: the memory
-    /// the answer leaves), so a turn writes its session once. A session that does not exist is
-    /// created, owned by `owner` and titled by the first message. Returns it as written.
+    /// Appends `first` and `then` (a turn's question and answer) to their session and changes
+    /// the session once for both (its count, its last activity and what `change` does: the
+    /// memory the answer leaves), so a turn writes its session once. A session that does not
+    /// exist is begun by `first`, owned by `owner`. Returns the session as written.
     pub fn append_chat_messages(
         &self,
         owner: Uuid,
-        id: &ChatSessionId,
-        messages: &[&ChatMessage],
+        first: &ChatMessage,
+        then: Option<&ChatMessage>,
         mut change: impl FnMut(&mut ChatSession),
     ) -> Result<ChatSession, StorageError> {
-        for m in messages {
-            debug_assert_eq!(&m.session_id, id, "messages of the session written");
+        let messages = || std::iter::once(first).chain(then);
+        for m in messages() {
+            debug_assert_eq!(m.session_id, first.session_id, "messages of one session");
             put(&self.chat_messages, message_key(m), m)?;
         }
-        let title = messages.first().map_or("", |m| m.content.as_str());
         let mut created = false;
-        let written = update(&self.chat_sessions, id.as_str().as_bytes(), |current| {
+        let written = update(&self.chat_sessions, first.session_id.as_str().as_bytes(), |current| {
             created = current.is_none();
-            let mut s = current.unwrap_or_else(|| {
-                let mut s = ChatSession::new(id.clone(), owner, title);
-                // Begun when its first message arrived, not when the turn wrote it.
-                s.created_at = messages.first().map_or(s.created_at, |m| m.timestamp);
-                s.updated_at = s.created_at;
-                s
-            });
-            s.message_count += messages.len();
-            if let Some(newest) = messages.iter().map(|m| m.timestamp).max() {
-                s.updated_at = s.updated_at.max(newest);
+            let mut s = current.unwrap_or_else(|| ChatSession::new(first, owner));
+            for m in messages() {
+                s.message_count += 1;
+                s.updated_at = s.updated_at.max(m.timestamp);
             }
             change(&mut s);
             Some(s)
@@ -173,7 +167,7 @@ mod tests {
         let question = ChatMessage::new(sid.clone(), ChatRole::User, "quem mais recebeu?".into());
         let answer = ChatMessage::new(sid.clone(), ChatRole::Assistant, "a Alfa".into());
         let s = store
-            .append_chat_messages(owner, &sid, &[&question, &answer], |s| s.title.push_str(" (changed once)"))
+            .append_chat_messages(owner, &question, Some(&answer), |s| s.title.push_str(" (changed once)"))
             .unwrap();
         assert_eq!(s.message_count, 2);
         assert_eq!((s.created_at, s.updated_at), (question.timestamp, answer.timestamp));

@@ -109,7 +109,6 @@ impl InvestigationStore for Store {
     fn save(&self, inv: &Investigation) -> Result<(), PortError> {
         self.stats.wrote();
         let full = super::bodies::encode_record(inv)?;
-        let head = encode(&InvestigationHead::from(inv))?;
         let key = inv.id.0.as_bytes();
         self.stats.time(
             "investigations.save",
@@ -119,8 +118,7 @@ impl InvestigationStore for Store {
                     self.hold_body(inv.id, results)?;
                 }
                 self.investigations.insert(&key[..], full.as_slice())?;
-                self.heads.insert(&key[..], head.as_slice())?;
-                Ok(())
+                self.rewrite_head(inv)
             },
             |_| 1,
         )?;

@@ -137,8 +137,7 @@ async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, us
     reply.investigation_id = done.investigation_id.clone();
     let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
     let memory = MemoryJson::of(&memory).unwrap_or_default();
-    let stored =
-        svc.store.append_chat_messages(acc.owner, &acc.session_id, &[user, &reply], |s| s.memory = memory.clone());
+    let stored = svc.store.append_chat_messages(acc.owner, user, Some(&reply), |s| s.memory = memory.clone());
     let durable = match stored {
         Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
