@@ -100,7 +100,12 @@ async fn start(rt: &RuntimeHandle, store: &Store) -> crate::domain::Investigatio
 
 async fn finished(store: &Store, id: crate::domain::InvestigationId) -> crate::domain::Investigation {
     use crate::domain::ports::InvestigationStore;
-    wait_until("the investigation ends", || async { store.get(id).unwrap().unwrap().status.is_terminal() }).await;
+    // The final write stores the record, then its last events: the run has ended when both are.
+    wait_until("the investigation ends", || async {
+        store.get(id).unwrap().unwrap().status.is_terminal()
+            && store.events_after(id, 0).unwrap().last().is_some_and(|e| e.kind.is_terminal())
+    })
+    .await;
     store.get(id).unwrap().unwrap()
 }
 
