@@ -17,14 +17,13 @@ use axum::extract::{ConnectInfo, Query, State};
 use axum::response::Response;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio_stream::wrappers::ReceiverStream;
 
 use super::AppState;
 use super::auth_layer::Caller;
 use super::rate_limit::{bucket, refusal_error};
 use crate::domain::Principal;
 use crate::error::Error;
-use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest};
+use crate::service::chat::{self, ChatEvent, ChatEventKind, ChatRequest, TurnEvents};
 
 /// Largest text frame read, bytes.
 const MAX_FRAME: usize = 64 * 1024;
@@ -70,7 +69,7 @@ async fn serve(
     ip: Option<std::net::IpAddr>,
 ) {
     let (mut sink, mut source) = socket.split();
-    let mut turn: Option<ReceiverStream<ChatEvent>> = None;
+    let mut turn: Option<TurnEvents> = None;
     let mut queued: VecDeque<ChatRequest> = VecDeque::new();
     let mut session: Option<String> = None;
     let shutdown = st.shutdown.clone();
@@ -125,7 +124,7 @@ async fn serve(
     }
 }
 
-async fn next_event(turn: &mut Option<ReceiverStream<ChatEvent>>) -> Option<ChatEvent> {
+async fn next_event(turn: &mut Option<TurnEvents>) -> Option<ChatEvent> {
     match turn {
         Some(t) => t.next().await,
         None => None,

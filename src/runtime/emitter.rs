@@ -11,6 +11,11 @@
 //! block, which the investigation's record reserves by existing (no run is resumed without
 //! it, and a resumed run numbers after the first block whatever was written).
 //!
+//! A run started unrecorded ([`RunKind::Unrecorded`]: the chat's, whose starter tells no one
+//! of it before it ends) has its record written by its first write, before its first events.
+//! Every run writes before it first waits (its queued progress goes out then), so a run that
+//! never waits is written once, at its end, and one that waits is recorded before it does.
+//!
 //! Progress of a step that takes no time of its own can be queued: it is written and
 //! published with the next emission, in the same write.
 
@@ -40,6 +45,8 @@ pub(crate) struct Emitter {
     seen: HashSet<String>,
     /// Events queued for the next emission.
     pending: Vec<EventKind>,
+    /// Whether the investigation's record is stored (an unrecorded run's first write stores it).
+    recorded: bool,
 }
 
 /// Whether a run is the first of its investigation or continues one a crash or a shutdown
@@ -49,6 +56,9 @@ pub enum RunKind {
     /// Just started: no event of it exists, and its first [`SEQ_BLOCK`] numbers are reserved
     /// by its record (durable whenever the investigation is).
     Fresh,
+    /// Just started, like [`RunKind::Fresh`], but not yet saved: its first write saves its
+    /// record (which reserves its first block), before its first events.
+    Unrecorded,
     /// May have stored and published events before.
     Resumed,
 }
@@ -58,9 +68,9 @@ impl Emitter {
     /// numbering after every number an earlier run may have published, and remembers the
     /// anomalies it stored.
     pub fn new(store: Arc<dyn InvestigationStore>, hub: EventHub, mut inv: Investigation, kind: RunKind) -> Self {
-        if kind == RunKind::Fresh {
-            let (seen, pending) = (HashSet::new(), Vec::new());
-            return Emitter { store, hub, inv, seq: 0, reserved: SEQ_BLOCK, seen, pending };
+        if kind != RunKind::Resumed {
+            let (seen, pending, recorded) = (HashSet::new(), Vec::new(), kind == RunKind::Fresh);
+            return Emitter { store, hub, inv, seq: 0, reserved: SEQ_BLOCK, seen, pending, recorded };
         }
         // Every run's first block is reserved by its record: a fresh run may have published
         // numbers up to it without writing a reservation.
@@ -86,7 +96,7 @@ impl Emitter {
         if seq > 0 {
             inv.progress.anomalies_found = seen.len();
         }
-        Emitter { store, hub, inv, seq, reserved: seq, seen, pending: Vec::new() }
+        Emitter { store, hub, inv, seq, reserved: seq, seen, pending: Vec::new(), recorded: true }
     }
 
     pub fn inv(&self) -> &Investigation {
@@ -143,13 +153,16 @@ impl Emitter {
             .collect();
         // Progress moves only the investigation's head (status views read it); the full
         // record is written at the end. Anomaly and insight events only append, so a run with
-        // many findings writes each finding once.
-        let full = events.iter().any(|e| {
-            !matches!(e.kind, EventKind::Anomaly { .. } | EventKind::Insight { .. } | EventKind::Progress { .. })
-        });
+        // many findings writes each finding once. An unrecorded run's first write is a full one.
+        let full = !self.recorded
+            || events.iter().any(|e| {
+                !matches!(e.kind, EventKind::Anomaly { .. } | EventKind::Insight { .. } | EventKind::Progress { .. })
+            });
         let progress = events.iter().any(|e| matches!(e.kind, EventKind::Progress { .. }));
         let saved = if full {
-            self.store.save(&self.inv)
+            let saved = self.store.save(&self.inv);
+            self.recorded |= saved.is_ok();
+            saved
         } else if progress {
             self.store.save_progress(&self.inv)
         } else {

@@ -102,7 +102,7 @@ async fn finished(store: &Store, id: crate::domain::InvestigationId) -> crate::d
     use crate::domain::ports::InvestigationStore;
     // The final write stores the record, then its last events: the run has ended when both are.
     wait_until("the investigation ends", || async {
-        store.get(id).unwrap().unwrap().status.is_terminal()
+        store.get(id).unwrap().is_some_and(|inv| inv.status.is_terminal())
             && store.events_after(id, 0).unwrap().last().is_some_and(|e| e.kind.is_terminal())
     })
     .await;

@@ -98,9 +98,10 @@ impl InvestigationService {
     /// nil): that is for in-process callers only, the chat on behalf of an anonymous chat user
     /// and the CLI's one-shot runs; the HTTP route requires a signed-in caller.
     pub async fn start(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Started> {
-        let inv = self.prepare(request, owner).await?;
+        let inv = self.prepare(request, owner)?;
+        self.store.save(&inv).map_err(Error::internal)?;
         self.store.flush().await.map_err(Error::internal)?;
-        self.launch(inv).await
+        self.launch(inv, RunKind::Fresh).await
     }
 
     /// [`InvestigationService::start`] for an in-process caller that acknowledges nothing to
@@ -108,19 +109,21 @@ impl InvestigationService {
     /// first: subscribed before the run starts, so every event arrives live and none is read
     /// back from the store (unless the stream falls behind).
     ///
-    /// Durability is the caller's: the start is not flushed, and while the caller is the run's
-    /// only watcher neither is its end. The caller flushes before acknowledging what the run
-    /// produced (the chat stores its answer and flushes once for both). A crash before that
-    /// flush loses a run no client was told of, or, if another flush took it, resumes it.
+    /// Durability is the caller's: the start is not even written (the run's first write saves
+    /// its record: [`RunKind::Unrecorded`]; a run answered at once is written once, at its end),
+    /// and while the caller is the run's only watcher its end is not flushed. The caller flushes
+    /// before acknowledging what the run produced (the chat stores its answer and flushes once
+    /// for both). A crash before that flush loses a run no client was told of, or, if another
+    /// flush took its record, resumes it.
     pub async fn start_watched(
         &self,
         request: InvestigationRequest,
         owner: Option<&Principal>,
     ) -> Result<(Started, impl Stream<Item = InvestigationEvent> + Send + use<>)> {
-        let inv = self.prepare(request, owner).await?;
+        let inv = self.prepare(request, owner)?;
         let live = self.runtime.subscribe_as_starter(inv.id);
         let id = inv.id;
-        let started = self.launch(inv).await?;
+        let started = self.launch(inv, RunKind::Unrecorded).await?;
         Ok((started, self.events(id, 0, live, Vec::new())))
     }
 
@@ -131,9 +134,9 @@ impl InvestigationService {
         self.runtime.take_handed(id)
     }
 
-    /// Checks the caller, the request and the capacity, then saves the investigation with its
-    /// first event numbers reserved (not yet flushed).
-    async fn prepare(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Investigation> {
+    /// Checks the caller, the request and the capacity, and makes the investigation (its record,
+    /// once saved, reserves its first block of event numbers).
+    fn prepare(&self, request: InvestigationRequest, owner: Option<&Principal>) -> Result<Investigation> {
         if let Some(p) = owner {
             p.require(Permission::WriteInvestigations)?;
         }
@@ -157,17 +160,19 @@ impl InvestigationService {
             .with("max_concurrent", self.max_concurrent)
             .with("retry_after", 5));
         }
-        let inv = Investigation::start(request, user_id);
         // The run's first block of event numbers is reserved by the record itself (a resumed
         // run numbers after it: `Emitter::new`), so its first events need no write or flush of
         // their own.
-        self.store.save(&inv).map_err(Error::internal)?;
-        Ok(inv)
+        Ok(Investigation::start(request, user_id))
     }
 
-    /// Starts the run of a prepared investigation.
-    async fn launch(&self, inv: Investigation) -> Result<Started> {
-        if !self.runtime.start_investigation(inv.clone(), RunKind::Fresh).await.map_err(Error::internal)? {
+    /// Starts the run of a prepared investigation (saved, or left to its run to save).
+    async fn launch(&self, inv: Investigation, kind: RunKind) -> Result<Started> {
+        if !self.runtime.start_investigation(inv.clone(), kind).await.map_err(Error::internal)? {
+            // Refused while stopping: it runs after the restart, so it must be stored.
+            if kind == RunKind::Unrecorded {
+                self.store.save(&inv).map_err(Error::internal)?;
+            }
             return Err(Error::new(
                 ErrorCode::ServiceUnavailable,
                 "the service is shutting down; the investigation will run after restart",

@@ -2,7 +2,11 @@
 //! Vigia replaces read only `data:` lines and dispatch on it); the SSE `event:` line and the
 //! WebSocket message carry the same payload. Numbered from 1 per turn (the SSE `id:`).
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use chrono::{DateTime, Utc};
+use futures::Stream;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
@@ -148,6 +152,35 @@ impl ChatEventKind {
             code: e.code.as_str().into(),
             retry_after: e.details.get("retry_after").and_then(|v| v.as_f64()).map(|s| s.ceil() as u64),
         }
+    }
+}
+
+/// A turn's events as its transports read them: they end with the terminal event (`complete`
+/// or `error`), without waiting for the turn's task to let go of its sender, so a connection
+/// writes the terminal event and the end of its body at once.
+pub struct TurnEvents {
+    rx: mpsc::Receiver<ChatEvent>,
+    ended: bool,
+}
+
+impl TurnEvents {
+    pub(super) fn new(rx: mpsc::Receiver<ChatEvent>) -> Self {
+        TurnEvents { rx, ended: false }
+    }
+}
+
+impl Stream for TurnEvents {
+    type Item = ChatEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ChatEvent>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        let next = self.rx.poll_recv(cx);
+        if let Poll::Ready(Some(e)) = &next {
+            self.ended = e.kind.is_terminal();
+        }
+        next
     }
 }
 

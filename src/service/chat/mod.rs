@@ -23,9 +23,8 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 
-pub use events::{ChatEvent, ChatEventKind};
+pub use events::{ChatEvent, ChatEventKind, TurnEvents};
 
 use super::reports::ReportService;
 use super::{AgentService, InvestigationService};
@@ -126,7 +125,7 @@ impl ChatService {
 
     /// Runs one turn in its own task and returns its events as they happen. The stream always
     /// ends with `complete` or `error`.
-    pub fn turn(self: &Arc<Self>, mut req: ChatRequest, caller: Caller) -> ReceiverStream<ChatEvent> {
+    pub fn turn(self: &Arc<Self>, mut req: ChatRequest, caller: Caller) -> TurnEvents {
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
         let mut out = events::Sender::new(tx);
         // `start` goes out before the turn's task is scheduled: the first event does not wait
@@ -139,6 +138,6 @@ impl ChatService {
         let this = self.clone();
         // The turn runs on the work pool, below the request threads' priority.
         crate::runtime::work::spawn(async move { turn::run(&this, req, caller, fresh, out).await });
-        ReceiverStream::new(rx)
+        TurnEvents::new(rx)
     }
 }

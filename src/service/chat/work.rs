@@ -258,8 +258,12 @@ pub(super) async fn run_investigation(
     let results = match handed {
         Some(results) => results,
         None => {
-            let inv = svc.investigations.get(id, acc.principal.as_ref())?;
-            inv.results.filter(|_| inv.status == Status::Completed).ok_or_else(|| {
+            // A run abandoned by a stopping service before its first write left no record.
+            let inv = match svc.investigations.get(id, acc.principal.as_ref()) {
+                Err(e) if e.code == ErrorCode::InvestigationNotFound => None,
+                found => Some(found?),
+            };
+            inv.filter(|inv| inv.status == Status::Completed).and_then(|inv| inv.results).ok_or_else(|| {
                 Error::new(
                     ErrorCode::ServiceUnavailable,
                     "the investigation ended without results (the service is stopping)",
