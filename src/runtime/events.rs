@@ -20,6 +20,8 @@ use crate::domain::investigation::Results;
 use crate::domain::{InvestigationEvent, InvestigationId};
 
 /// Events buffered per investigation before a slow subscriber lags (and re-reads the store).
+/// They are buffered shared (`Arc`): a channel's slots are allocated when it opens, one per
+/// event it can buffer, and a run opens one.
 const CAPACITY: usize = 256;
 
 /// The registry of live event channels.
@@ -30,7 +32,7 @@ pub struct EventHub {
 
 #[derive(Default)]
 struct Channels {
-    senders: HashMap<InvestigationId, broadcast::Sender<InvestigationEvent>>,
+    senders: HashMap<InvestigationId, broadcast::Sender<Arc<InvestigationEvent>>>,
     running: HashSet<InvestigationId>,
     /// Investigations watched by their starter (until its subscription drops).
     starters: HashSet<InvestigationId>,
@@ -41,16 +43,17 @@ struct Channels {
 /// A subscriber's live events of one investigation; dropping it releases the channel when
 /// nothing else needs it.
 pub struct Subscription {
-    rx: broadcast::Receiver<InvestigationEvent>,
+    rx: broadcast::Receiver<Arc<InvestigationEvent>>,
     id: InvestigationId,
     hub: EventHub,
     starter: bool,
 }
 
 impl Subscription {
-    /// The next live event (see [`broadcast::Receiver::recv`]).
+    /// The next live event (see [`broadcast::Receiver::recv`]): the last subscriber to read
+    /// an event takes it without a copy.
     pub async fn recv(&mut self) -> Result<InvestigationEvent, broadcast::error::RecvError> {
-        self.rx.recv().await
+        self.rx.recv().await.map(Arc::unwrap_or_clone)
     }
 }
 
@@ -74,7 +77,7 @@ impl EventHub {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn sender(&self, id: InvestigationId) -> broadcast::Sender<InvestigationEvent> {
+    fn sender(&self, id: InvestigationId) -> broadcast::Sender<Arc<InvestigationEvent>> {
         self.lock().senders.entry(id).or_insert_with(|| broadcast::channel(CAPACITY).0).clone()
     }
 
@@ -124,7 +127,7 @@ impl EventHub {
     pub fn publish(&self, id: InvestigationId, events: impl IntoIterator<Item = InvestigationEvent>) {
         let tx = self.sender(id);
         for event in events {
-            let _ = tx.send(event);
+            let _ = tx.send(Arc::new(event));
         }
     }
 
