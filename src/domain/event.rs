@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::investigation::{Phase, Status};
+use super::investigation::{Investigation, Phase, Status};
 
 /// One event with its sequence number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,5 +90,31 @@ impl EventKind {
     /// Whether this event ends the stream.
     pub fn is_terminal(&self) -> bool {
         matches!(self, EventKind::Complete { .. } | EventKind::Error { .. } | EventKind::Cancelled { .. })
+    }
+
+    /// The terminal event of an investigation that ended as `inv` says: `complete` with its
+    /// results, `cancelled` (partial results when some agent finished), else `error`.
+    pub fn terminal_of(inv: &Investigation) -> EventKind {
+        match (&inv.results, inv.status) {
+            (Some(r), Status::Completed | Status::CompletedFallback) => EventKind::Complete {
+                total_anomalies: r.anomalies.len(),
+                processing_time: r.execution_time_ms,
+                agents_used: r.agents_used.clone(),
+                status: inv.status,
+            },
+            (r, Status::Cancelled) => EventKind::Cancelled {
+                partial_results_available: r.as_ref().is_some_and(|r| !r.agents_used.is_empty()),
+            },
+            _ => match &inv.error {
+                Some(e) => {
+                    EventKind::Error { code: e.code.clone(), message: e.message.clone(), recoverable: e.recoverable }
+                }
+                None => EventKind::Error {
+                    code: "INTERNAL_ERROR".into(),
+                    message: "the investigation ended without results".into(),
+                    recoverable: true,
+                },
+            },
+        }
     }
 }

@@ -292,27 +292,9 @@ impl Emitter {
         }
         self.inv.status = status;
         self.inv.completed_at = Some(Utc::now());
-        self.inv.error = error.clone();
-        let partial = results.as_ref().is_some_and(|r| !r.agents_used.is_empty());
+        self.inv.error = error;
         self.inv.results = results.map(|r| *r);
-        let terminal = match (&self.inv.results, status) {
-            (Some(r), Status::Completed | Status::CompletedFallback) => EventKind::Complete {
-                total_anomalies: r.anomalies.len(),
-                processing_time: r.execution_time_ms,
-                agents_used: r.agents_used.clone(),
-                status,
-            },
-            (_, Status::Cancelled) => EventKind::Cancelled { partial_results_available: partial },
-            _ => {
-                let e = error.unwrap_or_else(|| ErrorInfo {
-                    code: "INTERNAL_ERROR".into(),
-                    message: "the investigation ended without results".into(),
-                    recoverable: true,
-                    details: Default::default(),
-                });
-                EventKind::Error { code: e.code, message: e.message, recoverable: e.recoverable }
-            }
-        };
+        let terminal = EventKind::terminal_of(&self.inv);
         let kinds = self.after_queued(vec![terminal]);
         self.reserve(kinds.len() as u64).await;
         let events = self.persist(kinds);

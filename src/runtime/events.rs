@@ -50,6 +50,12 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// Whether the run of its investigation is over here (or was never started here): no more
+    /// events of it will be published, and every event it published was stored before.
+    pub fn run_over(&self) -> bool {
+        !self.hub.lock().running.contains(&self.id)
+    }
+
     /// The next live event (see [`broadcast::Receiver::recv`]): the last subscriber to read
     /// an event takes it without a copy.
     pub async fn recv(&mut self) -> Result<InvestigationEvent, broadcast::error::RecvError> {

@@ -6,7 +6,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::InvestigationService;
 use crate::domain::ports::InvestigationStore;
-use crate::domain::{InvestigationEvent, InvestigationId, Principal};
+use crate::domain::{EventKind, InvestigationEvent, InvestigationId, Principal};
 use crate::error::Result;
 use crate::runtime::Subscription;
 
@@ -19,10 +19,34 @@ impl InvestigationService {
         last_event_id: u64,
         viewer: Option<&Principal>,
     ) -> Result<impl Stream<Item = InvestigationEvent> + Send + use<>> {
-        self.head(id, viewer)?;
+        let ended = self.head(id, viewer)?.status.is_terminal();
         let live = self.runtime.subscribe(id);
-        let replay = self.store.events_after(id, last_event_id).unwrap_or_default();
+        // Read before the stored events: a run over then had stored all it published.
+        let over = live.run_over();
+        let mut replay = self.store.events_after(id, last_event_id).unwrap_or_default();
+        if ended && over {
+            replay.extend(self.lost_end(id, &replay));
+        }
         Ok(self.events(id, last_event_id, live, replay))
+    }
+
+    /// The terminal event of an ended investigation whose stored events have none, made from
+    /// its record: a crash between a run's final record and its last events (written after it)
+    /// lost them, and its streams would otherwise never end. Numbered after every number the
+    /// run could have used (as a resumed run numbers), so no client saw that number before;
+    /// not stored, and the same for every reader.
+    fn lost_end(&self, id: InvestigationId, replay: &[InvestigationEvent]) -> Option<InvestigationEvent> {
+        let last = match replay.last() {
+            Some(last) => Some(last.clone()),
+            None => self.store.events_after(id, 0).ok()?.pop(),
+        };
+        if last.as_ref().is_some_and(|e| e.kind.is_terminal()) {
+            return None;
+        }
+        let inv = self.store.get(id).ok()??;
+        let reserved = self.store.reserved_seq(id).ok()?.max(crate::runtime::SEQ_BLOCK);
+        let seq = last.map_or(0, |e| e.seq).max(reserved) + 1;
+        Some(InvestigationEvent { seq, kind: EventKind::terminal_of(&inv) })
     }
 
     /// The events after `last`: `replay` (read from the store once `live` was subscribed), then

@@ -31,20 +31,36 @@ fn owner_key(owner: Uuid, session: &ChatSessionId) -> Vec<u8> {
     key
 }
 
+/// Whether a turn's session may be stored already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionIs {
+    /// Its id was just made by the server: no stored session has it.
+    New,
+    /// Named by the client: stored already, unless this is its first turn.
+    Named,
+}
+
 impl Store {
     /// Appends a message to its session, creating the session (owned by `owner`, nil for
     /// anonymous) on its first message. Returns the session as written.
-    pub fn append_chat_message(&self, owner: Uuid, message: &ChatMessage) -> Result<ChatSession, StorageError> {
-        self.append_chat_messages(owner, message, None, |_| {})
+    pub fn append_chat_message(
+        &self,
+        owner: Uuid,
+        session: SessionIs,
+        message: &ChatMessage,
+    ) -> Result<ChatSession, StorageError> {
+        self.append_chat_messages(owner, session, message, None, |_| {})
     }
 
     /// Appends `first` and `then` (a turn's question and answer) to their session and changes
     /// the session once for both (its count, its last activity and what `change` does: the
     /// memory the answer leaves), so a turn writes its session once. A session that does not
-    /// exist is begun by `first`, owned by `owner`. Returns the session as written.
+    /// exist is begun by `first`, owned by `owner`; a [`SessionIs::New`] one is written without
+    /// being read. Returns the session as written.
     pub fn append_chat_messages(
         &self,
         owner: Uuid,
+        session: SessionIs,
         first: &ChatMessage,
         then: Option<&ChatMessage>,
         mut change: impl FnMut(&mut ChatSession),
@@ -54,18 +70,30 @@ impl Store {
             debug_assert_eq!(m.session_id, first.session_id, "messages of one session");
             put(&self.chat_messages, message_key(m), m)?;
         }
-        let mut created = false;
-        let written = update(&self.chat_sessions, first.session_id.as_str().as_bytes(), |current| {
-            created = current.is_none();
-            let mut s = current.unwrap_or_else(|| ChatSession::new(first, owner));
+        let mut changed = |mut s: ChatSession| {
             for m in messages() {
                 s.message_count += 1;
                 s.updated_at = s.updated_at.max(m.timestamp);
             }
             change(&mut s);
-            Some(s)
-        })?;
-        let session = written.ok_or(StorageError::Closed)?;
+            s
+        };
+        let key = first.session_id.as_str().as_bytes();
+        let (session, created) = match session {
+            SessionIs::New => {
+                let s = changed(ChatSession::new(first, owner));
+                put(&self.chat_sessions, key, &s)?;
+                (s, true)
+            }
+            SessionIs::Named => {
+                let mut created = false;
+                let written = update(&self.chat_sessions, key, |current| {
+                    created = current.is_none();
+                    Some(changed(current.unwrap_or_else(|| ChatSession::new(first, owner))))
+                })?;
+                (written.ok_or(StorageError::Closed)?, created)
+            }
+        };
         // Anonymous sessions (the nil owner) are read by their id only, never listed.
         if created && !session.owner.is_nil() {
             self.chat_by_owner.insert(owner_key(session.owner, &session.id), &[])?;
@@ -145,9 +173,15 @@ mod tests {
                 if k % 2 == 0 { ChatRole::User } else { ChatRole::Assistant },
                 format!("m{k}"),
             );
-            store.append_chat_message(owner, &m).unwrap();
+            store.append_chat_message(owner, SessionIs::Named, &m).unwrap();
         }
-        store.append_chat_message(Uuid::nil(), &ChatMessage::new(other.clone(), ChatRole::User, "x".into())).unwrap();
+        store
+            .append_chat_message(
+                Uuid::nil(),
+                SessionIs::New,
+                &ChatMessage::new(other.clone(), ChatRole::User, "x".into()),
+            )
+            .unwrap();
         let msgs = store.chat_messages(&sid).unwrap();
         assert_eq!(msgs.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["m0", "m1", "m2", "m3", "m4"]);
         let s = store.chat_session(&sid).unwrap().unwrap();
@@ -167,7 +201,9 @@ mod tests {
         let question = ChatMessage::new(sid.clone(), ChatRole::User, "quem mais recebeu?".into());
         let answer = ChatMessage::new(sid.clone(), ChatRole::Assistant, "a Alfa".into());
         let s = store
-            .append_chat_messages(owner, &question, Some(&answer), |s| s.title.push_str(" (changed once)"))
+            .append_chat_messages(owner, SessionIs::New, &question, Some(&answer), |s| {
+                s.title.push_str(" (changed once)")
+            })
             .unwrap();
         assert_eq!(s.message_count, 2);
         assert_eq!((s.created_at, s.updated_at), (question.timestamp, answer.timestamp));

@@ -19,6 +19,7 @@ mod prune;
 mod registry;
 mod sanctions;
 mod sessions;
+pub use chat::SessionIs;
 pub use flusher::Writer;
 pub use prune::Pruned;
 mod settings;

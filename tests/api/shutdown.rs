@@ -92,3 +92,34 @@ async fn a_head_a_crash_left_behind_its_runs_final_record_is_rewritten_at_start_
     assert_eq!(status["status"], "failed", "the head says what the record says: {status}");
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_stream_of_a_run_whose_last_events_a_crash_lost_ends_with_a_terminal_event_made_from_its_record() {
+    use vigia::domain::investigation::Results;
+    use vigia::domain::ports::InvestigationStore;
+    use vigia::domain::{EventKind, Investigation, InvestigationEvent, InvestigationRequest, Phase, Status};
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = test_config(&dir);
+    let mut inv =
+        Investigation::start(InvestigationRequest::new("contratos do Ministério da Saúde"), uuid::Uuid::nil());
+    {
+        let store = vigia::storage::Store::open(&cfg.storage.data_dir, 1).unwrap();
+        let first = EventKind::Progress { percentage: 0.0, current_phase: Phase::Initialization, agents_active: 0 };
+        store.append_events(inv.id, &[InvestigationEvent { seq: 1, kind: first }]).unwrap();
+        inv.status = Status::Completed;
+        inv.completed_at = Some(chrono::Utc::now());
+        inv.results = Some(Results { agents_used: vec!["zumbi".into()], execution_time_ms: 12, ..Results::default() });
+        // The run's final record was written, and a crash came before its last events.
+        store.save(&inv).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    let app = spawn_in(cfg).await;
+    let events = app.events(&format!("/api/v1/investigations/stream/{}", inv.id), None, 100).await;
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(names, ["progress", "complete"], "the stream ends");
+    let end: Value = serde_json::from_str(&events[1].data).unwrap();
+    assert_eq!((end["agents_used"].clone(), end["processing_time"].clone()), (json!(["zumbi"]), json!(12)), "{end}");
+    let seq: u64 = events[1].id.parse().unwrap();
+    assert!(seq > vigia::runtime::SEQ_BLOCK, "numbered after every number the run could have used: {seq}");
+    app.shutdown().await;
+}

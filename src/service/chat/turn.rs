@@ -15,6 +15,7 @@ use crate::domain::Principal;
 use crate::domain::chat::{ChatMessage, ChatRole, ChatSessionId, MemoryJson, validate_message};
 use crate::error::{Error, ErrorCode};
 use crate::service::admin::resolve_agent;
+use crate::storage::SessionIs;
 
 /// A turn that passed the checks.
 pub(super) struct Accepted {
@@ -23,6 +24,8 @@ pub(super) struct Accepted {
     pub owner: Uuid,
     pub memory: Option<SessionMemory>,
     pub explicit: Option<AgentId>,
+    /// Whether the session is one the server just made (written without being read).
+    pub session: SessionIs,
 }
 
 /// What the work of a turn produced.
@@ -86,7 +89,7 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fre
             // The question stays in the history beside the error, and what the turn wrote is
             // durable before the error is told, like an answer: an investigation it started
             // left its end's durability to the turn (`start_watched`), and the error may name it.
-            if let Err(stored) = svc.store.append_chat_message(accepted.owner, &user) {
+            if let Err(stored) = svc.store.append_chat_message(accepted.owner, accepted.session, &user) {
                 tracing::error!(error = %stored, "a chat message could not be stored");
             }
             if let Err(flush) = svc.store.flush().await {
@@ -125,7 +128,8 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> 
     };
     let memory = session.as_ref().and_then(|s| s.memory.read::<SessionMemory>());
     let owner = session.map_or_else(|| principal.as_ref().map_or(Uuid::nil(), |p| p.user_id.0), |s| s.owner);
-    Ok(Accepted { principal, session_id, owner, memory, explicit })
+    let session = if fresh { SessionIs::New } else { SessionIs::Named };
+    Ok(Accepted { principal, session_id, owner, memory, explicit, session })
 }
 
 /// Stores the question, the answer and the memory, makes them durable (and with them the
@@ -137,7 +141,8 @@ async fn finish(svc: &ChatService, acc: &Accepted, route: &Route, done: Done, us
     reply.investigation_id = done.investigation_id.clone();
     let memory = nana::remember(acc.memory.clone(), route, done.facts.as_ref());
     let memory = MemoryJson::of(&memory).unwrap_or_default();
-    let stored = svc.store.append_chat_messages(acc.owner, user, Some(&reply), |s| s.memory = memory.clone());
+    let stored =
+        svc.store.append_chat_messages(acc.owner, acc.session, user, Some(&reply), |s| s.memory = memory.clone());
     let durable = match stored {
         Ok(_) => svc.store.flush().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
