@@ -156,10 +156,12 @@ impl AnswerFacts {
             Severity::Medium => s.medium += 1,
             Severity::Low => s.low += 1,
         }
-        let brief = AnomalyBrief::of(a);
-        let at = self.anomalies.partition_point(|b| rank(b) >= rank(&brief));
+        // Ranked before its brief is made: a finding that would not be kept makes none.
+        let value = a.value_at_stake();
+        let graver = (severity_rank(a.severity.as_str()), if value > 0.0 { value } else { 0.0 });
+        let at = self.anomalies.partition_point(|b| rank(b) >= graver);
         if at < BRIEFS_KEPT {
-            self.anomalies.insert(at, brief);
+            self.anomalies.insert(at, AnomalyBrief::of(a));
             self.anomalies.truncate(BRIEFS_KEPT);
         }
     }
@@ -167,13 +169,16 @@ impl AnswerFacts {
 
 /// Severity first, then money at stake: the order briefs are kept in (larger is graver).
 fn rank(b: &AnomalyBrief) -> (u8, f64) {
-    let severity = match b.severity.as_str() {
+    (severity_rank(&b.severity), b.value.unwrap_or(0.0))
+}
+
+fn severity_rank(severity: &str) -> u8 {
+    match severity {
         "critical" => 3,
         "high" => 2,
         "medium" => 1,
         _ => 0,
-    };
-    (severity, b.value.unwrap_or(0.0))
+    }
 }
 
 /// The `n` suppliers with the largest contracted value (contracts' final value, else initial),
