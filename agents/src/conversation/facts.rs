@@ -148,7 +148,8 @@ impl AnswerFacts {
     /// largest) in order.
     pub fn push(&mut self, a: &Anomaly) {
         self.total_anomalies += 1;
-        self.money_at_stake += a.value_at_stake().max(0.0);
+        let value = a.value_at_stake().max(0.0);
+        self.money_at_stake += value;
         let s = &mut self.by_severity;
         match a.severity {
             Severity::Critical => s.critical += 1,
@@ -157,8 +158,7 @@ impl AnswerFacts {
             Severity::Low => s.low += 1,
         }
         // Ranked before its brief is made: a finding that would not be kept makes none.
-        let value = a.value_at_stake();
-        let graver = (severity_rank(a.severity.as_str()), if value > 0.0 { value } else { 0.0 });
+        let graver = (severity_rank(a.severity.as_str()), value);
         let at = self.anomalies.partition_point(|b| rank(b) >= graver);
         if at < BRIEFS_KEPT {
             self.anomalies.insert(at, AnomalyBrief::of(a));

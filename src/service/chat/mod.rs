@@ -24,6 +24,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
+use crate::storage::SessionIs;
+
 pub use events::{ChatEvent, ChatEventKind, TurnEvents};
 
 use super::reports::ReportService;
@@ -131,13 +133,13 @@ impl ChatService {
         // `start` goes out before the turn's task is scheduled: the first event does not wait
         // behind other turns' work.
         let named = req.session_id.clone().filter(|s| !s.is_empty());
-        let fresh = named.is_none();
+        let session = if named.is_none() { SessionIs::New } else { SessionIs::Named };
         let session_id = named.unwrap_or_else(|| ChatSessionId::new().to_string());
         req.session_id = Some(session_id.clone());
         out.send_now(ChatEventKind::Start { session_id });
         let this = self.clone();
         // The turn runs on the work pool, below the request threads' priority.
-        crate::runtime::work::spawn(async move { turn::run(&this, req, caller, fresh, out).await });
+        crate::runtime::work::spawn(async move { turn::run(&this, req, caller, session, out).await });
         TurnEvents::new(rx)
     }
 }

@@ -41,12 +41,12 @@ pub(super) struct Done {
     pub phrasing: Option<Phrasing>,
 }
 
-/// Runs a whole turn, sending its events to `out`; `fresh` when the session id is one the
-/// server just made (no stored session can have it).
-pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fresh: bool, mut out: Sender) {
+/// Runs a whole turn, sending its events to `out`; `session` is [`SessionIs::New`] when its id
+/// is one the server just made (no stored session can have it).
+pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, session: SessionIs, mut out: Sender) {
     // Counted until the turn ends: its answer's flush is gathered with its siblings'.
     let _writer = svc.store.writer();
-    let accepted = match accept(svc, &req, caller, fresh) {
+    let accepted = match accept(svc, &req, caller, session) {
         Ok(a) => a,
         Err(e) => {
             out.send(ChatEventKind::from_error(&e)).await;
@@ -101,7 +101,7 @@ pub(super) async fn run(svc: &ChatService, req: ChatRequest, caller: Caller, fre
 }
 
 /// Checks the caller, the rate limit, the message, the session and the agent named.
-fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> Result<Accepted, Error> {
+fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, is: SessionIs) -> Result<Accepted, Error> {
     // Bad credentials are UNAUTHORIZED inside the stream, whatever made them bad.
     let principal = caller.principal.map_err(|e| {
         Error::new(ErrorCode::Unauthorized, format!("invalid credentials: {}", e.message))
@@ -115,7 +115,10 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> 
         Some(s) => ChatSessionId::parse(s)?,
         None => ChatSessionId::new(),
     };
-    let session = if fresh { None } else { svc.store.chat_session(&session_id).map_err(Error::internal)? };
+    let session = match is {
+        SessionIs::New => None,
+        SessionIs::Named => svc.store.chat_session(&session_id).map_err(Error::internal)?,
+    };
     if let Some(s) = &session
         && !s.visible_to(principal.as_ref())
     {
@@ -128,8 +131,7 @@ fn accept(svc: &ChatService, req: &ChatRequest, caller: Caller, fresh: bool) -> 
     };
     let memory = session.as_ref().and_then(|s| s.memory.read::<SessionMemory>());
     let owner = session.map_or_else(|| principal.as_ref().map_or(Uuid::nil(), |p| p.user_id.0), |s| s.owner);
-    let session = if fresh { SessionIs::New } else { SessionIs::Named };
-    Ok(Accepted { principal, session_id, owner, memory, explicit, session })
+    Ok(Accepted { principal, session_id, owner, memory, explicit, session: is })
 }
 
 /// Stores the question, the answer and the memory, makes them durable (and with them the
