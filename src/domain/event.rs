@@ -2,6 +2,8 @@
 //! investigation, is persisted before it is published, and is rendered by each transport in
 //! its naming variant.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::investigation::{Investigation, Phase, Status};
@@ -13,6 +15,30 @@ pub struct InvestigationEvent {
     pub seq: u64,
     /// The payload.
     pub kind: EventKind,
+}
+
+/// A finding as its `anomaly` event shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnomalyFound {
+    /// Anomaly id.
+    pub id: String,
+    /// Anomaly type (English wire name).
+    pub anomaly_type: String,
+    /// Severity (English wire name).
+    pub severity: String,
+    /// 0-1.
+    pub confidence: f64,
+    /// Description.
+    pub description: String,
+    /// Contract id of the primary record (or of the first related contract).
+    pub contract_id: Option<String>,
+    /// Supplier name.
+    pub supplier: Option<String>,
+    /// Value in R$.
+    pub value: Option<f64>,
+    /// The money the finding puts at stake (not on the wire; chat answers quote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_stake: Option<f64>,
 }
 
 /// The spec's stream events, plus the terminal events of runs that do not complete.
@@ -28,34 +54,15 @@ pub enum EventKind {
         /// Agents analysing now.
         agents_active: usize,
     },
-    /// `anomaly {id, type, severity, confidence, description, affected_record}`.
-    Anomaly {
-        /// Anomaly id.
-        id: String,
-        /// Anomaly type (English wire name).
-        anomaly_type: String,
-        /// Severity (English wire name).
-        severity: String,
-        /// 0-1.
-        confidence: f64,
-        /// Description.
-        description: String,
-        /// Contract id of the primary record (or of the first related contract).
-        contract_id: Option<String>,
-        /// Supplier name.
-        supplier: Option<String>,
-        /// Value in R$.
-        value: Option<f64>,
-        /// The money the finding puts at stake (not on the wire; chat answers quote it).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        at_stake: Option<f64>,
-    },
+    /// `anomaly {id, type, severity, confidence, description, affected_record}`: shared, since
+    /// runs answered from the analysis cache emit the very findings of the run before them.
+    Anomaly(Arc<AnomalyFound>),
     /// `insight {agent, message, confidence}`.
     Insight {
         /// Agent id.
-        agent: String,
-        /// Text.
-        message: String,
+        agent: arcstr::ArcStr,
+        /// Text (shared with the insight it shows).
+        message: arcstr::ArcStr,
         /// 0-1.
         confidence: f64,
     },
@@ -87,6 +94,15 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Whether `self` and `other` are equal, a shared finding taken for equal to itself without
+    /// comparing its text.
+    pub fn same_as(&self, other: &EventKind) -> bool {
+        match (self, other) {
+            (EventKind::Anomaly(a), EventKind::Anomaly(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => self == other,
+        }
+    }
+
     /// Whether this event ends the stream.
     pub fn is_terminal(&self) -> bool {
         matches!(self, EventKind::Complete { .. } | EventKind::Error { .. } | EventKind::Cancelled { .. })

@@ -17,7 +17,7 @@ pub mod user;
 pub mod whitelist;
 
 pub use audit::{AuditEntry, ClientContext, Outcome};
-pub use event::{EventKind, InvestigationEvent};
+pub use event::{AnomalyFound, EventKind, InvestigationEvent};
 pub use head::InvestigationHead;
 pub use investigation::{ErrorInfo, Investigation, InvestigationId, Phase, Status};
 pub use request::{DataSource, Filters, InvestigationRequest};

@@ -47,10 +47,7 @@ pub(crate) fn turn_caller(caller: Option<&Caller>, refusal: Option<&StreamRefusa
 
 /// A chat event as an SSE event: `id`, `event` and the JSON data with `type`.
 fn sse_event(e: &ChatEvent) -> Event {
-    let event = || Event::default().id(e.seq.to_string()).event(e.kind.name());
-    // Serialised straight into the event's buffer; a chat event's JSON cannot fail, but the
-    // stream would not break if it did.
-    event().json_data(&e.kind).unwrap_or_else(|_| event().data("{}"))
+    sse::json_event(e.seq, e.kind.name(), &e.kind)
 }
 
 #[utoipa::path(post, path = "/api/v1/chat/stream", tag = "chat", request_body = ChatRequest, security((), ("bearer_jwt" = []), ("api_key" = [])),

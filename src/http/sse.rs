@@ -29,9 +29,33 @@ pub fn investigation_stream(
         if let Some(fields) = data.as_object_mut() {
             fields.entry(key).or_insert_with(|| name.into());
         }
-        Event::default().id(e.seq.to_string()).event(name).data(data.to_string())
+        json_event(e.seq, name, &data)
     });
     event_stream(stream, keep_alive_secs)
+}
+
+/// An event numbered `seq`, named `name`, whose data is the JSON of `data`. The JSON is written
+/// into a buffer kept by the thread and handed to the event whole: serialised into the event
+/// itself, each of serde's small writes was scanned for line breaks and appended on its own.
+pub fn json_event(seq: u64, name: &str, data: &impl serde::Serialize) -> Event {
+    thread_local! {
+        static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    /// Largest buffer a thread keeps between events.
+    const KEPT: usize = 64 * 1024;
+    let event = Event::default().id(itoa::Buffer::new().format(seq)).event(name);
+    JSON.with_borrow_mut(|json| {
+        json.clear();
+        // Serialising to memory fails only for a map with non-string keys, which no event has;
+        // the stream does not break if one did.
+        let written = serde_json::to_writer(&mut *json, data).is_ok();
+        let text = std::str::from_utf8(json).ok().filter(|_| written).unwrap_or("{}");
+        let event = event.data(text);
+        if json.capacity() > KEPT {
+            *json = Vec::new();
+        }
+        event
+    })
 }
 
 /// Any event stream as an SSE response: keep-alive comments while quiet, never buffered by

@@ -310,10 +310,9 @@ async fn analyse(
     drop(progress_tx);
     let mut fractions = vec![0f32; agents.len()];
     let mut last_pct = Phase::AgentAnalysis.start_percentage();
-    let mut emitted: HashSet<String> = HashSet::new();
+    let mut emitted: HashSet<ById> = HashSet::new();
     let mut anomalies = Vec::new();
     let mut outputs = Vec::new();
-    let contract = |id: &str| facts.contract(dataset, id);
     while !pending.is_empty() {
         // An agent already finished is taken without waiting; queued progress goes out before
         // the run waits.
@@ -351,8 +350,8 @@ async fn analyse(
                     // The anomalies (shared, not copied) go into the results; the
                     // output keeps its insights and recommendations.
                     for a in std::mem::take(&mut out.anomalies) {
-                        if emitted.insert(a.id.clone()) {
-                            events.extend(em.anomaly_event(&a, &contract));
+                        if emitted.insert(ById(a.clone())) {
+                            events.extend(em.anomaly_event(&a.id, facts.found(dataset, &a)));
                             anomalies.push(a);
                         }
                     }
@@ -384,6 +383,23 @@ async fn analyse(
     outputs.sort_by_key(|(a, _)| agents.iter().position(|x| x == a));
     failed.sort();
     (anomalies, outputs, failed, cached)
+}
+
+/// A finding in a set of findings, known by its id (shared, not copied).
+struct ById(Arc<Anomaly>);
+
+impl PartialEq for ById {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for ById {}
+
+impl std::hash::Hash for ById {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state);
+    }
 }
 
 fn agent_pct(fractions: &[f32]) -> f64 {

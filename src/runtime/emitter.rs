@@ -23,13 +23,12 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use chrono::Utc;
-use vigia_agents::{Anomaly, Contract};
 
 use super::driver::record_end;
 use super::events::EventHub;
 use crate::domain::investigation::Results;
 use crate::domain::ports::InvestigationStore;
-use crate::domain::{ErrorInfo, EventKind, Investigation, InvestigationEvent, Phase, Status};
+use crate::domain::{AnomalyFound, ErrorInfo, EventKind, Investigation, InvestigationEvent, Phase, Status};
 
 /// Sequence numbers reserved at a time (one durable write and flush per block).
 pub const SEQ_BLOCK: u64 = 256;
@@ -41,7 +40,7 @@ pub(crate) struct Emitter {
     seq: u64,
     /// Highest sequence number durably reserved.
     reserved: u64,
-    /// Anomalies already emitted (stored by an earlier run of the same investigation).
+    /// Anomalies an earlier run of the same investigation stored.
     seen: HashSet<String>,
     /// Events queued for the next emission.
     pending: Vec<EventKind>,
@@ -89,7 +88,7 @@ impl Emitter {
         let seen: HashSet<String> = stored
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Anomaly { id, .. } => Some(id.clone()),
+                EventKind::Anomaly(found) => Some(found.id.clone()),
                 _ => None,
             })
             .collect();
@@ -239,42 +238,15 @@ impl Emitter {
         EventKind::Progress { percentage, current_phase: phase, agents_active }
     }
 
-    /// The event of an anomaly not emitted before, naming the contract behind it (primary,
-    /// else first related), the supplier (or an agreement's grantee) it concerns, and the
-    /// contract's value (else the money at stake); counts it.
-    pub fn anomaly_event<'d>(
-        &mut self,
-        a: &Anomaly,
-        contract_by_id: &impl Fn(&str) -> Option<&'d Contract>,
-    ) -> Option<EventKind> {
-        if !self.seen.insert(a.id.clone()) {
+    /// The event of a finding (`found`, of the anomaly `id`) not emitted before; counts it.
+    /// A fresh run's driver emits each finding once; a resumed run's may emit again what an
+    /// earlier run stored.
+    pub fn anomaly_event(&mut self, id: &str, found: Arc<AnomalyFound>) -> Option<EventKind> {
+        if self.seen.contains(id) {
             return None;
         }
         self.inv.progress.anomalies_found += 1;
-        let contract = std::iter::once(&a.affected_entities.primary)
-            .chain(&a.affected_entities.related)
-            .filter(|e| e.kind == "contract")
-            .find_map(|e| contract_by_id(e.id.as_str()));
-        let party = std::iter::once(&a.affected_entities.primary)
-            .chain(&a.affected_entities.related)
-            .find(|e| e.kind == "supplier" || e.kind == "grantee")
-            .map(|e| e.name.clone());
-        let supplier = match a.affected_entities.primary.kind.as_str() {
-            "supplier" | "grantee" => party,
-            _ => contract.map(|c| c.supplier.name.to_string()).or(party),
-        };
-        let at_stake = Some(a.value_at_stake()).filter(|v| *v > 0.0);
-        Some(EventKind::Anomaly {
-            id: a.id.clone(),
-            anomaly_type: a.kind.as_str().into(),
-            severity: a.severity.as_str().into(),
-            confidence: a.confidence,
-            description: a.description.clone(),
-            contract_id: contract.map(|c| c.id.to_string()),
-            supplier,
-            value: contract.map(Contract::value).or(at_stake),
-            at_stake,
-        })
+        Some(EventKind::Anomaly(found))
     }
 
     /// Writes the final state, makes it durable (or leaves that to the starter watching alone),

@@ -15,7 +15,7 @@ fn finished(findings: &[Arc<Anomaly>], query: &str) -> Investigation {
         anomalies: findings.to_vec(),
         insights: vec![Insight {
             agent: "zumbi".into(),
-            insight: format!("{} achados", findings.len()),
+            insight: format!("{} achados", findings.len()).into(),
             confidence: 0.8,
             supporting_evidence: findings.iter().map(|a| a.id.clone()).collect(),
         }],

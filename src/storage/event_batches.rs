@@ -69,7 +69,8 @@ impl RecentBatches {
     /// sets apart batches that are otherwise the same tens of kilobytes of findings.
     fn find(&self, events: &[InvestigationEvent]) -> Option<sled::IVec> {
         self.0.find_map(|(kinds, bytes)| {
-            let same = kinds.len() == events.len() && kinds.iter().rev().eq(events.iter().rev().map(|e| &e.kind));
+            let same = kinds.len() == events.len()
+                && kinds.iter().rev().zip(events.iter().rev()).all(|(k, e)| k.same_as(&e.kind));
             same.then(|| bytes.clone())
         })
     }
@@ -98,12 +99,12 @@ pub(super) fn decode(first: u64, bytes: &[u8], out: &mut Vec<InvestigationEvent>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Phase;
+    use crate::domain::{AnomalyFound, Phase};
 
     fn finding(seq: u64, n: usize) -> InvestigationEvent {
         InvestigationEvent {
             seq,
-            kind: EventKind::Anomaly {
+            kind: EventKind::Anomaly(std::sync::Arc::new(AnomalyFound {
                 id: format!("price-{n}"),
                 anomaly_type: "price_anomaly".into(),
                 severity: "high".into(),
@@ -113,7 +114,7 @@ mod tests {
                 supplier: Some("VIGILÂNCIA VANGUARDA EIRELI".into()),
                 value: Some(404_751.64),
                 at_stake: Some(120_000.0 + n as f64),
-            },
+            })),
         }
     }
 

@@ -39,8 +39,8 @@ pub trait Agent: Send + Sync + 'static {
 /// Convenience for agents: an insight whose evidence is the ids of the given anomalies.
 pub fn insight(agent: AgentId, text: String, confidence: f64, evidence: &[&crate::Anomaly]) -> Insight {
     Insight {
-        agent: agent.as_str().to_string(),
-        insight: text,
+        agent: agent.as_str().into(),
+        insight: text.into(),
         confidence,
         supporting_evidence: evidence.iter().map(|a| a.id.clone()).collect(),
     }

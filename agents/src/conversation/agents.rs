@@ -22,7 +22,7 @@ pub fn shared_senna() -> &'static Senna {
 }
 
 fn insight(agent: AgentId, text: String, confidence: f64, evidence: Vec<String>) -> Insight {
-    Insight { agent: agent.as_str().to_string(), insight: text, confidence, supporting_evidence: evidence }
+    Insight { agent: agent.as_str().into(), insight: text.into(), confidence, supporting_evidence: evidence.into() }
 }
 
 fn artifact(kind: &str, title: &str, content: &impl Serialize) -> Result<Artifact, AnalysisError> {

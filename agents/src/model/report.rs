@@ -4,21 +4,27 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 
 use super::anomaly::{Anomaly, AnomalyType, Severity};
 
-/// The spec's `AgentInsight`.
+/// The spec's `AgentInsight`. Its texts are shared (`ArcStr`, `Arc`): an output the analysis
+/// cache keeps is copied into every run it answers, its insights into the run's results and
+/// events, and a copy is then a count, not tens of allocations per insight.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Insight {
     /// Agent id.
-    pub agent: String,
+    #[schema(value_type = String)]
+    pub agent: ArcStr,
     /// One or two sentences.
-    pub insight: String,
+    #[schema(value_type = String)]
+    pub insight: ArcStr,
     /// 0 to 1.
     pub confidence: f64,
     /// Ids of the anomalies behind it.
-    pub supporting_evidence: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub supporting_evidence: Arc<[String]>,
 }
 
 /// What one agent produced.

@@ -171,15 +171,15 @@ impl Finding {
             .max()
             .map_or("low", |s| s.as_str());
         let title = vigia_agents::AgentId::parse(&insight.agent)
-            .map_or_else(|| insight.agent.clone(), |a| a.display_name().to_string());
+            .map_or_else(|| insight.agent.to_string(), |a| a.display_name().to_string());
         Finding {
             id: ID(format!("{}-{}", insight.agent, i + 1)),
             kind: "insight".into(),
             title,
-            description: insight.insight.clone(),
+            description: insight.insight.to_string(),
             severity: severity.into(),
             confidence: insight.confidence,
-            evidence: insight.supporting_evidence.clone(),
+            evidence: insight.supporting_evidence.to_vec(),
         }
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{obj, phase, status};
-use crate::domain::{EventKind, InvestigationEvent};
+use crate::domain::{AnomalyFound, EventKind, InvestigationEvent};
 use crate::http::error::Lang;
 
 /// An event's SSE name and data.
@@ -21,17 +21,10 @@ pub fn event(lang: Lang, e: &InvestigationEvent) -> (&'static str, Value) {
                 ],
             ),
         ),
-        EventKind::Anomaly {
-            id,
-            anomaly_type,
-            severity,
-            confidence,
-            description,
-            contract_id,
-            supplier,
-            value,
-            ..
-        } => {
+        EventKind::Anomaly(found) => {
+            let AnomalyFound {
+                id, anomaly_type, severity, confidence, description, contract_id, supplier, value, ..
+            } = &**found;
             let kind = vigia_agents::AnomalyType::parse(anomaly_type);
             let sev = match severity.as_str() {
                 "critical" if pt => "critica",

@@ -135,10 +135,10 @@ pub fn results(lang: Lang, inv: &Investigation) -> Option<Localized<Investigatio
         .insights
         .iter()
         .map(|i| InsightView {
-            agent: i.agent.clone(),
-            insight: i.insight.clone(),
+            agent: i.agent.to_string(),
+            insight: i.insight.to_string(),
             confidence: i.confidence,
-            supporting_evidence: i.supporting_evidence.clone(),
+            supporting_evidence: i.supporting_evidence.to_vec(),
         })
         .collect();
     let demo = r.provenance.demo_mode;

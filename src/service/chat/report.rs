@@ -31,7 +31,7 @@ pub(super) fn agent_request(message: &str, route: &Route) -> AgentRequest {
 
 /// The chunks of one agent's answer: its insights, recommendations and what artifacts it made.
 fn answer_parts(a: &AgentAnswer, pt: bool) -> Vec<String> {
-    let mut parts: Vec<String> = a.insights.iter().map(|i| i.insight.clone()).collect();
+    let mut parts: Vec<String> = a.insights.iter().map(|i| i.insight.to_string()).collect();
     if !a.recommendations.is_empty() {
         let head = if pt { "**Recomendações**" } else { "**Recommendations**" };
         parts.push(format!(

@@ -11,7 +11,7 @@ use vigia_agents::{AgentId, Anomaly};
 use super::ChatService;
 use super::events::Sender;
 use super::turn::{Accepted, Done};
-use crate::domain::{EventKind, InvestigationRequest, Status};
+use crate::domain::{AnomalyFound, EventKind, InvestigationRequest, Status};
 use crate::error::{Error, ErrorCode, Result};
 use crate::service::agent_request::AgentRequest;
 use crate::service::investigations::ListQuery;
@@ -222,21 +222,10 @@ pub(super) async fn run_investigation(
     while let Some(event) = events.next().await {
         match event.kind {
             EventKind::Progress { percentage, .. } => out.chunk(String::new(), scale(percentage)).await,
-            EventKind::Anomaly {
-                id,
-                anomaly_type,
-                severity,
-                description,
-                contract_id,
-                supplier,
-                value,
-                at_stake,
-                ..
-            } => {
+            EventKind::Anomaly(found) => {
                 if listed < STREAMED_FINDINGS {
                     listed += 1;
-                    let value = at_stake.or(value);
-                    let brief = AnomalyBrief { id, anomaly_type, severity, description, contract_id, supplier, value };
+                    let brief = brief_of(&found);
                     let at = out.progress();
                     out.chunk(drummond::finding_line(&brief, route.language), at).await;
                 }
@@ -279,6 +268,20 @@ pub(super) async fn run_investigation(
     results.anomalies.iter().for_each(|a| facts.push(a));
     facts.top_suppliers = results.top_suppliers.clone();
     Ok((facts, confidence, results.provenance.data_status()))
+}
+
+/// The brief of a finding as its event shows it (the money at stake, else the contract's value).
+fn brief_of(found: &AnomalyFound) -> AnomalyBrief {
+    let AnomalyFound { id, anomaly_type, severity, description, contract_id, supplier, value, at_stake, .. } = found;
+    AnomalyBrief {
+        id: id.clone(),
+        anomaly_type: anomaly_type.clone(),
+        severity: severity.clone(),
+        description: description.clone(),
+        contract_id: contract_id.clone(),
+        supplier: supplier.clone(),
+        value: at_stake.or(*value),
+    }
 }
 
 /// The mean confidence of findings, if any.
