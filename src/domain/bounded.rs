@@ -6,10 +6,11 @@
 //!
 //! Beside it, [`Recent`]: the last few things a hot path made (a results body with its digest,
 //! an encoded batch of events, a dataset's derived facts), found again by whatever makes two
-//! of them the same, newest first.
+//! of them the same, newest first; and [`Derived`]: what was made from a shared value (a
+//! finding's event, the line that cites it), found again by that value's identity.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Values by key, oldest inserted first out.
@@ -114,6 +115,67 @@ impl<T> Recent<T> {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<T>> {
         self.items.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Values made from shared values (`Arc<T>`) and a key, kept by the shared value's identity:
+/// its address, the value held beside what was made from it so the address is not another's
+/// while the entry lives. All are let go when `capacity` entries are kept.
+pub struct Derived<T, K, V> {
+    capacity: usize,
+    kept: Mutex<Made<T, K, V>>,
+}
+
+/// What a [`Derived`] keeps: by the shared value's address and the key, the value and what was
+/// made from it.
+type Made<T, K, V> = HashMap<(usize, K), (Arc<T>, V)>;
+
+impl<T, K: Eq + std::hash::Hash, V: Clone> Derived<T, K, V> {
+    /// Keeping at most `capacity` entries.
+    pub fn new(capacity: usize) -> Self {
+        Derived { capacity: capacity.max(1), kept: Mutex::default() }
+    }
+
+    /// What was made from this very `of` with `key`, else what `make` makes now (kept).
+    pub fn get_or(&self, of: &Arc<T>, key: K, make: impl FnOnce() -> V) -> V {
+        let at = (Arc::as_ptr(of) as usize, key);
+        if let Some((_, made)) = self.lock().get(&at) {
+            return made.clone();
+        }
+        let made = make();
+        let mut kept = self.lock();
+        if kept.len() >= self.capacity {
+            kept.clear();
+        }
+        kept.insert(at, (of.clone(), made.clone()));
+        made
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Made<T, K, V>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod derived_tests {
+    use std::sync::Arc;
+
+    use super::Derived;
+
+    #[test]
+    fn what_is_made_from_a_shared_value_is_made_once_and_an_equal_value_elsewhere_gets_its_own() {
+        let derived = Derived::new(2);
+        let (a, b) = (Arc::new(String::from("x")), Arc::new(String::from("x")));
+        let mut made = 0;
+        let mut make = |s: &str| {
+            made += 1;
+            format!("{s}{made}")
+        };
+        assert_eq!(derived.get_or(&a, 0, || make(&a)), "x1");
+        assert_eq!(derived.get_or(&a, 0, || make(&a)), "x1", "made once");
+        assert_eq!(derived.get_or(&a, 1, || make(&a)), "x2", "another key");
+        assert_eq!(derived.get_or(&b, 0, || make(&b)), "x3", "full: all let go, then kept");
+        assert_eq!(derived.get_or(&a, 0, || make(&a)), "x4");
     }
 }
 

@@ -12,12 +12,12 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 
 use vigia_agents::{Anomaly, Contract, Dataset};
 
 use crate::domain::AnomalyFound;
-use crate::domain::bounded::Recent;
+use crate::domain::bounded::{Derived, Recent};
 
 /// Suppliers listed in a run's results.
 const TOP_SUPPLIERS: usize = 10;
@@ -33,37 +33,22 @@ pub(crate) struct DatasetFacts {
     /// Contract positions by the hash of their id (no id copied; a lookup checks the id).
     by_id: HashMap<u64, usize>,
     hasher: RandomState,
-    /// The events of findings over the dataset, by the finding's address (the finding is held
-    /// beside its event, so the address is not another's while the entry lives).
-    found: Mutex<HashMap<usize, KeptFound>>,
+    /// The events of findings over the dataset, by the finding's identity.
+    found: Derived<Anomaly, (), Arc<AnomalyFound>>,
 }
-
-/// A finding and its event.
-type KeptFound = (Arc<Anomaly>, Arc<AnomalyFound>);
 
 impl DatasetFacts {
     pub fn of(ds: &Dataset) -> Self {
         let hasher = RandomState::new();
         let by_id = ds.contracts.iter().enumerate().map(|(i, c)| (hasher.hash_one(c.id.as_str()), i)).collect();
         let top_suppliers = vigia_agents::conversation::top_suppliers(ds, TOP_SUPPLIERS);
-        DatasetFacts { top_suppliers, by_id, hasher, found: Mutex::default() }
+        DatasetFacts { top_suppliers, by_id, hasher, found: Derived::new(KEPT_FOUND) }
     }
 
     /// The `anomaly` event of the finding `a` over `ds` (the dataset these facts are of): the
     /// one made before for this very finding, else made now and kept.
     pub fn found(&self, ds: &Dataset, a: &Arc<Anomaly>) -> Arc<AnomalyFound> {
-        let key = Arc::as_ptr(a) as usize;
-        let kept = self.found.lock().unwrap_or_else(PoisonError::into_inner).get(&key).map(|(_, f)| f.clone());
-        if let Some(found) = kept {
-            return found;
-        }
-        let found = Arc::new(self.found_of(ds, a));
-        let mut kept = self.found.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() >= KEPT_FOUND {
-            kept.clear();
-        }
-        kept.insert(key, (a.clone(), found.clone()));
-        found
+        self.found.get_or(a, (), || Arc::new(self.found_of(ds, a)))
     }
 
     /// The event of a finding: the contract behind it (primary, else first related), the

@@ -28,14 +28,27 @@ impl RunTimes {
     }
 
     /// The median duration of the recent runs; `None` before any run was measured.
+    /// Every start asks for it: the durations are copied to the stack and the middle one
+    /// selected, not sorted.
     pub fn median(&self) -> Option<f64> {
-        let mut v: Vec<f64> = self.recent.lock().ok()?.iter().copied().collect();
+        let mut kept = [0f64; KEPT];
+        let n = {
+            let recent = self.recent.lock().ok()?;
+            kept.iter_mut().zip(recent.iter()).for_each(|(k, r)| *k = *r);
+            recent.len().min(KEPT)
+        };
+        let v = &mut kept[..n];
         if v.is_empty() {
             return None;
         }
-        v.sort_by(f64::total_cmp);
         let mid = v.len() / 2;
-        Some(if v.len().is_multiple_of(2) { (v[mid - 1] + v[mid]) / 2.0 } else { v[mid] })
+        let (below, &mut middle, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+        if n.is_multiple_of(2) {
+            let under = below.iter().copied().max_by(f64::total_cmp).unwrap_or(middle);
+            Some((under + middle) / 2.0)
+        } else {
+            Some(middle)
+        }
     }
 }
 
@@ -51,6 +64,8 @@ mod tests {
             t.record(s);
         }
         assert_eq!(t.median(), Some(2.0));
+        t.record(7.0);
+        assert_eq!(t.median(), Some(2.5), "an even count: the mean of the middle two");
         for _ in 0..KEPT {
             t.record(10.0);
         }

@@ -30,11 +30,13 @@ pub use events::{ChatEvent, ChatEventKind, TurnEvents};
 
 use super::reports::ReportService;
 use super::{AgentService, InvestigationService};
-use crate::domain::Principal;
+use crate::domain::bounded::Derived;
 use crate::domain::chat::ChatSessionId;
+use crate::domain::{AnomalyFound, Principal};
 use crate::error::Error;
 use crate::storage::Store;
 use crate::upstream::llm::LlmClient;
+use vigia_agents::conversation::Language;
 
 /// Events a slow client may have queued before the turn waits for it.
 const EVENT_BUFFER: usize = 64;
@@ -95,7 +97,14 @@ pub struct ChatService {
     pub(crate) demo: bool,
     /// The language model that phrases closing summaries, when `llm.base_url` is set.
     pub(crate) llm: Option<Arc<LlmClient>>,
+    /// The line citing a finding as a turn streams it, by the finding's event and the answer's
+    /// language: turns answered from the analysis cache stream the very findings (the same
+    /// events) of the turn before them.
+    pub(crate) finding_lines: Derived<AnomalyFound, Language, String>,
 }
+
+/// Finding lines kept (all are let go when more are made).
+const FINDING_LINES: usize = 4096;
 
 impl ChatService {
     /// Builds the facade (routing with the agents' router).
@@ -106,7 +115,8 @@ impl ChatService {
         reports: Arc<ReportService>,
         demo: bool,
     ) -> Self {
-        ChatService { store, investigations, agents, reports, demo, llm: None }
+        let finding_lines = Derived::new(FINDING_LINES);
+        ChatService { store, investigations, agents, reports, demo, llm: None, finding_lines }
     }
 
     /// Lets `llm` (if any) phrase the closing summaries of analysed answers.

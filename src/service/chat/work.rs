@@ -225,9 +225,11 @@ pub(super) async fn run_investigation(
             EventKind::Anomaly(found) => {
                 if listed < STREAMED_FINDINGS {
                     listed += 1;
-                    let brief = brief_of(&found);
+                    let lang = route.language;
+                    let line =
+                        svc.finding_lines.get_or(&found, lang, || drummond::finding_line(&brief_of(&found), lang));
                     let at = out.progress();
-                    out.chunk(drummond::finding_line(&brief, route.language), at).await;
+                    out.chunk(line, at).await;
                 }
             }
             EventKind::Complete { .. } => break,
