@@ -10,7 +10,7 @@
 //! finding's event, the line that cites it), found again by that value's identity.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 /// Values by key, oldest inserted first out.
@@ -119,16 +119,17 @@ impl<T> Recent<T> {
 }
 
 /// Values made from shared values (`Arc<T>`) and a key, kept by the shared value's identity:
-/// its address, the value held beside what was made from it so the address is not another's
-/// while the entry lives. All are let go when `capacity` entries are kept.
+/// its address, with a weak reference to the value beside what was made from it, so the address
+/// is not another value's while the entry lives (and the value itself is not kept alive). When
+/// `capacity` entries are kept, those of values gone are let go, and all if none was.
 pub struct Derived<T, K, V> {
     capacity: usize,
     kept: Mutex<Made<T, K, V>>,
 }
 
-/// What a [`Derived`] keeps: by the shared value's address and the key, the value and what was
-/// made from it.
-type Made<T, K, V> = HashMap<(usize, K), (Arc<T>, V)>;
+/// What a [`Derived`] keeps: by the shared value's address and the key, the value (weakly) and
+/// what was made from it.
+type Made<T, K, V> = HashMap<(usize, K), (Weak<T>, V)>;
 
 impl<T, K: Eq + std::hash::Hash, V: Clone> Derived<T, K, V> {
     /// Keeping at most `capacity` entries.
@@ -145,9 +146,12 @@ impl<T, K: Eq + std::hash::Hash, V: Clone> Derived<T, K, V> {
         let made = make();
         let mut kept = self.lock();
         if kept.len() >= self.capacity {
-            kept.clear();
+            kept.retain(|_, (value, _)| value.strong_count() > 0);
+            if kept.len() >= self.capacity {
+                kept.clear();
+            }
         }
-        kept.insert(at, (of.clone(), made.clone()));
+        kept.insert(at, (Arc::downgrade(of), made.clone()));
         made
     }
 
@@ -176,6 +180,11 @@ mod derived_tests {
         assert_eq!(derived.get_or(&a, 1, || make(&a)), "x2", "another key");
         assert_eq!(derived.get_or(&b, 0, || make(&b)), "x3", "full: all let go, then kept");
         assert_eq!(derived.get_or(&a, 0, || make(&a)), "x4");
+        drop(b);
+        let c = Arc::new(String::from("y"));
+        assert_eq!(derived.get_or(&c, 0, || make(&c)), "y5", "full: the gone value's entry let go");
+        assert_eq!(derived.get_or(&a, 0, || make(&a)), "x4", "the living value's entry kept");
+        assert_eq!(Arc::strong_count(&a), 1, "the value is not kept alive");
     }
 }
 

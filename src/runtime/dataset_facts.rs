@@ -23,8 +23,9 @@ use crate::domain::bounded::{Derived, Recent};
 const TOP_SUPPLIERS: usize = 10;
 /// Datasets whose facts are kept.
 const KEPT: usize = 8;
-/// Findings whose events are kept per dataset (all are let go when more arrive).
-const KEPT_FOUND: usize = 4096;
+/// Findings whose events are kept per dataset (more than a demo investigation's tens; a run
+/// with more findings makes the rest each time).
+const KEPT_FOUND: usize = 1024;
 
 /// The facts of one dataset.
 pub(crate) struct DatasetFacts {

@@ -2,7 +2,6 @@
 //! agents in parallel through the pool, merges their output and persists every event before
 //! publishing it. The only writer of an investigation's state while it runs.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use chrono::Utc;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use ractor::ActorRef;
+use rustc_hash::FxHashSet;
 use tokio::sync::{mpsc, watch};
 use vigia_agents::agents::roster::COVERAGE;
 use vigia_agents::model::report::Summary;
@@ -310,7 +310,8 @@ async fn analyse(
     drop(progress_tx);
     let mut fractions = vec![0f32; agents.len()];
     let mut last_pct = Phase::AgentAnalysis.start_percentage();
-    let mut emitted: HashSet<ById> = HashSet::new();
+    // Ids hashed with Fx, as the agents hash the records they come from.
+    let mut emitted: FxHashSet<ById> = FxHashSet::default();
     let mut anomalies = Vec::new();
     let mut outputs = Vec::new();
     while !pending.is_empty() {
