@@ -9,6 +9,7 @@
 //! ```
 
 pub mod activity;
+mod analysis;
 mod analysis_cache;
 pub mod calls;
 mod dataset_facts;

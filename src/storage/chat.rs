@@ -12,7 +12,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::codec::json_of;
+use super::codec::{decode_one_or_many, json_of};
 use super::{StorageError, Store, get, put, update};
 use crate::domain::chat::{ChatMessage, ChatSession, ChatSessionId};
 
@@ -126,16 +126,10 @@ impl Store {
 
     /// A session's messages, oldest first (timestamp, then id).
     pub fn chat_messages(&self, id: &ChatSessionId) -> Result<Vec<ChatMessage>, StorageError> {
-        let mut out = Vec::new();
+        let mut out: Vec<ChatMessage> = Vec::new();
         for value in self.chat_messages.scan_prefix(prefix(id)).values() {
             // A record holds one message, or a turn's question and answer (a JSON array).
-            let value = value?;
-            let json = json_of(&value)?;
-            if json.first() == Some(&b'[') {
-                out.extend(serde_json::from_slice::<Vec<ChatMessage>>(&json)?);
-            } else {
-                out.push(serde_json::from_slice(&json)?);
-            }
+            decode_one_or_many(&json_of(&value?)?, &mut out)?;
         }
         out.sort_by(|a, b| (a.timestamp, &a.id).cmp(&(b.timestamp, &b.id)));
         Ok(out)

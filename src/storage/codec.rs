@@ -110,6 +110,17 @@ pub(super) fn json_of(bytes: &[u8]) -> Result<Cow<'_, [u8]>, StorageError> {
     }
 }
 
+/// Appends to `out` what `json` holds: one value, or an array of them (several written as one
+/// record).
+pub(super) fn decode_one_or_many<T: DeserializeOwned>(json: &[u8], out: &mut Vec<T>) -> Result<(), StorageError> {
+    if json.first() == Some(&b'[') {
+        out.extend(serde_json::from_slice::<Vec<T>>(json)?);
+    } else {
+        out.push(serde_json::from_slice(json)?);
+    }
+    Ok(())
+}
+
 /// Decodes a value written by [`encode`].
 pub(super) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StorageError> {
     Ok(serde_json::from_slice(&json_of(bytes)?)?)

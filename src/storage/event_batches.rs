@@ -16,7 +16,7 @@
 use serde::Serialize;
 
 use super::StorageError;
-use super::codec::{encode_kinds, holds_kinds, json_of, with_json};
+use super::codec::{decode_one_or_many, encode_kinds, holds_kinds, json_of, with_json};
 use crate::domain::bounded::Recent;
 use crate::domain::{EventKind, InvestigationEvent};
 
@@ -88,12 +88,10 @@ pub(super) fn decode(first: u64, bytes: &[u8], out: &mut Vec<InvestigationEvent>
     if holds_kinds(bytes) {
         let kinds: Vec<EventKind> = serde_json::from_slice(&json)?;
         out.extend((first..).zip(kinds).map(|(seq, kind)| InvestigationEvent { seq, kind }));
-    } else if json.first() == Some(&b'[') {
-        out.extend(serde_json::from_slice::<Vec<InvestigationEvent>>(&json)?);
+        Ok(())
     } else {
-        out.push(serde_json::from_slice(&json)?);
+        decode_one_or_many(&json, out)
     }
-    Ok(())
 }
 
 #[cfg(test)]

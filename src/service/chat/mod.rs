@@ -103,7 +103,7 @@ pub struct ChatService {
     pub(crate) finding_lines: Derived<AnomalyFound, Language, String>,
 }
 
-/// Finding lines kept (all are let go when more are made).
+/// Finding lines kept (see [`Derived`] for what goes when more are made).
 const FINDING_LINES: usize = 4096;
 
 impl ChatService {
