@@ -62,6 +62,10 @@ impl InvestigationService {
         let shutdown = self.shutdown.clone();
         async_stream::stream! {
             let mut last = last;
+            // One wait for the whole stream: made anew at each event, it cloned the signal and
+            // registered a waiter per event.
+            let stop = shutdown.clone().wait();
+            tokio::pin!(stop);
             loop {
                 for event in replay.drain(..) {
                     if event.seq <= last { continue; }
@@ -73,7 +77,7 @@ impl InvestigationService {
                 if shutdown.is_triggered() { return; }
                 let next = tokio::select! {
                     r = live.recv() => r,
-                    _ = shutdown.clone().wait() => return,
+                    _ = &mut stop => return,
                 };
                 match next {
                     Ok(event) => replay.push(event),
