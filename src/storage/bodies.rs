@@ -166,7 +166,7 @@ impl Store {
         deflated: Option<Vec<u8>>,
         encode: impl FnOnce() -> Result<Vec<u8>, StorageError>,
     ) -> Result<(), StorageError> {
-        let _guard = self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self.lock_bodies();
         let previous = self.body_of.get(id.0.as_bytes())?;
         if previous.as_deref() == Some(&digest[..]) {
             return Ok(());
@@ -218,19 +218,27 @@ impl Store {
 
     /// Drops `id`'s hold on its body (the body goes with its last holder).
     pub(super) fn drop_body(&self, id: InvestigationId) -> Result<(), StorageError> {
-        let _guard = self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let _guard = self.lock_bodies();
         if let Some(digest) = self.body_of.remove(id.0.as_bytes())? {
             self.release(id, &digest)?;
         }
         Ok(())
     }
 
-    /// Removes `id`'s reference to `digest`, and the body when no reference is left (the
-    /// caller holds the lock).
+    /// The lock that the checks and writes of bodies (and of their shared batches) take.
+    pub(super) fn lock_bodies(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Removes `id`'s reference to `digest`, and the body (with its shared batch of events)
+    /// when no reference is left; `id`'s events that pointed to that batch hold it whole first
+    /// (the caller holds the lock).
     fn release(&self, id: InvestigationId, digest: &[u8]) -> Result<(), StorageError> {
         let Ok(digest) = <Digest32>::try_from(digest) else { return Ok(()) };
+        self.inline_batches(id, &digest)?;
         self.body_refs.remove(ref_key(&digest, id))?;
         if self.body_refs.scan_prefix(digest).next().is_none() {
+            self.remove_batches(&digest)?;
             self.bodies.remove(digest)?;
         }
         Ok(())
@@ -351,4 +359,4 @@ pub(super) fn encode_record(inv: &Investigation) -> Result<Vec<u8>, StorageError
 
 #[cfg(test)]
 #[path = "bodies_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -7,7 +7,7 @@ use crate::domain::ports::InvestigationStore;
 use crate::storage::Pruned;
 
 /// A finished investigation whose results hold `findings` (the engine's over demo data).
-fn finished(findings: &[Arc<Anomaly>], query: &str) -> Investigation {
+pub(in crate::storage) fn finished(findings: &[Arc<Anomaly>], query: &str) -> Investigation {
     let mut inv = Investigation::start(InvestigationRequest::new(query), uuid::Uuid::nil());
     inv.status = Status::Completed;
     inv.completed_at = Some(chrono::Utc::now() - chrono::Duration::days(100));
@@ -29,7 +29,7 @@ fn finished(findings: &[Arc<Anomaly>], query: &str) -> Investigation {
     inv
 }
 
-fn findings() -> Vec<Arc<Anomaly>> {
+pub(in crate::storage) fn findings() -> Vec<Arc<Anomaly>> {
     crate::runtime::demo_findings().into_iter().take(12).map(Arc::new).collect()
 }
 
@@ -43,7 +43,7 @@ fn assert_reads_back(store: &Store, inv: &Investigation) {
     assert_eq!(read.results.as_ref().map(|r| r.anomalies.len()), inv.results.as_ref().map(|r| r.anomalies.len()));
 }
 
-fn prune_all(store: &Store) -> Pruned {
+pub(in crate::storage) fn prune_all(store: &Store) -> Pruned {
     let mut pruned = Pruned::default();
     store.prune_investigations(chrono::Utc::now(), &mut pruned).unwrap();
     pruned

@@ -7,7 +7,9 @@
 //! time than the space it saves. Values written before compression existed (plain JSON under
 //! [`VALUE_VERSION`], whatever their size) are read as they are. Batches of event kinds (see
 //! `event_batches`) have version bytes of their own, [`KINDS_VERSION`] and [`KINDS_DEFLATED`]:
-//! their events are numbered from the record's key, not in the JSON.
+//! their events are numbered from the record's key, not in the JSON; an events record may
+//! instead point to a batch shared by the investigations holding one results body
+//! ([`KINDS_SHARED`]).
 
 use std::borrow::Cow;
 use std::io::{Read, Write};
@@ -27,6 +29,9 @@ pub(super) const DEFLATE_FROM: usize = 32 * 1024;
 pub(super) const KINDS_VERSION: u8 = 3;
 /// Version byte of a batch of event kinds (numbered from its key) stored as deflated JSON.
 pub(super) const KINDS_DEFLATED: u8 = 4;
+/// Version byte of an events record that is a pointer (a results body's digest follows) to a
+/// batch stored once for every investigation holding that body (see `shared_batches`).
+pub(super) const KINDS_SHARED: u8 = 5;
 
 /// Encodes a value with its version byte (deflated when large).
 pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StorageError> {

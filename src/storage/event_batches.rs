@@ -47,20 +47,21 @@ impl Serialize for Kinds<'_> {
 
 impl RecentBatches {
     /// The stored form of `events` (two or more, in order): their kinds when they are
-    /// consecutive (an equal batch's bytes when one was encoded lately), else the events.
-    pub(super) fn encode(&self, events: &[InvestigationEvent]) -> Result<sled::IVec, StorageError> {
+    /// consecutive (an equal batch's bytes when one was encoded lately), else the events; and
+    /// whether it is such a repeat (a batch worth sharing, see `shared_batches`).
+    pub(super) fn encode(&self, events: &[InvestigationEvent]) -> Result<(sled::IVec, bool), StorageError> {
         if !events.windows(2).all(|w| w[1].seq == w[0].seq + 1) {
-            return Ok(super::encode(&events)?.into());
+            return Ok((super::encode(&events)?.into(), false));
         }
         if let Some(bytes) = self.find(events) {
-            return Ok(bytes);
+            return Ok((bytes, true));
         }
         with_json(&Kinds(events), |json| {
             let bytes = sled::IVec::from(encode_kinds(json)?);
             if (REMEMBER_FROM..=REMEMBER_UPTO).contains(&json.len()) {
                 self.remember(events, bytes.clone());
             }
-            Ok(bytes)
+            Ok((bytes, false))
         })
     }
 
@@ -131,11 +132,11 @@ mod tests {
     fn consecutive_events_are_stored_as_kinds_and_read_back_numbered_from_the_key() {
         let batches = RecentBatches::default();
         let events = step(41, 60);
-        let bytes = batches.encode(&events).unwrap();
+        let bytes = batches.encode(&events).unwrap().0;
         assert_eq!(bytes[0], super::super::codec::KINDS_DEFLATED);
         assert_eq!(read(41, &bytes), events);
         let few = step(3, 2);
-        let plain = batches.encode(&few).unwrap();
+        let plain = batches.encode(&few).unwrap().0;
         assert_eq!(plain[0], super::super::codec::KINDS_VERSION);
         assert_eq!(read(3, &plain), few);
     }
@@ -143,13 +144,13 @@ mod tests {
     #[test]
     fn an_equal_batch_numbered_elsewhere_is_stored_as_the_bytes_already_made() {
         let batches = RecentBatches::default();
-        let first = batches.encode(&step(5, 30)).unwrap();
-        let again = batches.encode(&step(9, 30)).unwrap();
+        let first = batches.encode(&step(5, 30)).unwrap().0;
+        let again = batches.encode(&step(9, 30)).unwrap().0;
         assert_eq!(first.as_ptr(), again.as_ptr(), "the same bytes, not encoded again");
         assert_eq!(read(9, &again), step(9, 30));
         let mut other = step(9, 30);
         other[29].kind = finding(0, 99).kind;
-        let different = batches.encode(&other).unwrap();
+        let different = batches.encode(&other).unwrap().0;
         assert_ne!(different, first);
         assert_eq!(read(9, &different), other);
     }
@@ -159,7 +160,7 @@ mod tests {
         let batches = RecentBatches::default();
         let mut events = step(1, 3);
         events[2].seq = 10;
-        let bytes = batches.encode(&events).unwrap();
+        let bytes = batches.encode(&events).unwrap().0;
         assert!(!holds_kinds(&bytes));
         assert_eq!(read(1, &bytes), events);
     }

@@ -29,7 +29,7 @@ impl From<StorageError> for PortError {
 }
 
 /// Key of an event: investigation id bytes then the big-endian sequence number.
-fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
+pub(super) fn event_key(id: InvestigationId, seq: u64) -> [u8; 24] {
     let mut key = [0u8; 24];
     key[..16].copy_from_slice(id.0.as_bytes());
     key[16..].copy_from_slice(&seq.to_be_bytes());
@@ -164,7 +164,10 @@ impl InvestigationStore for Store {
         // written before batches hold), several as their kinds (`event_batches`).
         let value = match events {
             [one] => encode(one)?.into(),
-            many => self.batches.encode(many)?,
+            many => match self.batches.encode(many)? {
+                (repeated, true) => self.shared_batch(id, repeated)?,
+                (value, false) => value,
+            },
         };
         self.stats.time(
             "investigation_events.append",
@@ -193,7 +196,7 @@ impl InvestigationStore for Store {
                 let mut out = Vec::new();
                 for kv in self.events.range(start.as_slice()..=&end[..]) {
                     let (k, v) = kv.map_err(StorageError::from)?;
-                    super::event_batches::decode(key_seq(&k), &v, &mut out)?;
+                    super::event_batches::decode(key_seq(&k), &self.unshared(v)?, &mut out)?;
                 }
                 out.retain(|e| e.seq >= wanted);
                 Ok(out)

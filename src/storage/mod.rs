@@ -2,7 +2,8 @@
 //! big-endian sequence numbers), values as a version byte followed by JSON (deflated when large, [`codec`]).
 //!
 //! Trees: investigations, their heads (the small records status and list views read) and
-//! their events; results bodies stored once per content ([`bodies`]); users with an e-mail index; sessions keyed by user
+//! their events; results bodies stored once per content ([`bodies`]), with the large batch of
+//! events the investigations holding one share ([`shared_batches`]); users with an e-mail index; sessions keyed by user
 //! then session; revoked token ids; failed-login records; API key digests; the audit log
 //! (UUID v7 keys, so newest-first is a reverse scan); the admin IP whitelist; settings changed
 //! at run time (one JSON value per setting name); chat sessions, their messages and an owner
@@ -19,6 +20,7 @@ mod prune;
 mod registry;
 mod sanctions;
 mod sessions;
+mod shared_batches;
 pub use chat::SessionIs;
 pub use flusher::Writer;
 pub use prune::Pruned;
@@ -76,6 +78,9 @@ pub struct Store {
     bodies: sled::Tree,
     body_refs: sled::Tree,
     body_of: sled::Tree,
+    /// A large batch of events per body, shared by the investigations holding it (see
+    /// [`shared_batches`]).
+    body_events: sled::Tree,
     bodies_lock: Arc<std::sync::Mutex<()>>,
     decoded: Arc<bodies::DecodedBodies>,
     users: sled::Tree,
@@ -125,6 +130,7 @@ impl Store {
             bodies: db.open_tree("result_bodies")?,
             body_refs: db.open_tree("result_body_refs")?,
             body_of: db.open_tree("result_body_of")?,
+            body_events: db.open_tree("result_body_events")?,
             bodies_lock: Arc::default(),
             decoded: Arc::new(bodies::decoded_bodies()),
             users: db.open_tree("users")?,
@@ -150,6 +156,7 @@ impl Store {
         store.repair_pending_heads()?;
         store.backfill_heads()?;
         store.sweep_bodies()?;
+        store.sweep_batches()?;
         Ok(store)
     }
 
