@@ -182,6 +182,11 @@ impl Store {
             self.bodies.insert(digest, value)?;
         }
         self.body_refs.insert(ref_key(&digest, id), &[])?;
+        // Events that point to a batch of the body held before hold it whole first: once the
+        // pointer moves, a crash could leave that body without holders, swept at the next open.
+        if let Some(old) = &previous {
+            self.inline_batches(id, old)?;
+        }
         self.body_of.insert(id.0.as_bytes(), &digest[..])?;
         if let Some(old) = previous {
             self.release(id, &old)?;

@@ -14,10 +14,11 @@
 //! Lifetimes follow the body's: only an investigation that holds a body points to its batches,
 //! so they are needed while the body is; they go with the body's last holder, after that
 //! holder's events went (pruning removes events first). An investigation that comes to hold
-//! another body first gets its pointers back as the batches themselves
-//! ([`Store::inline_batches`]). The checks and writes take the bodies' lock. Batch, then
-//! pointer: a crash between them leaves a batch its body keeps, or that
-//! [`Store::sweep_batches`] removes with a body that is gone.
+//! another body gets its pointers back as the batches themselves ([`Store::inline_batches`])
+//! before its body pointer moves, so no crash leaves events pointing to the batch of a body
+//! their investigation no longer holds (the sweep at open would remove it). The checks and
+//! writes take the bodies' lock. Batch, then pointer: a crash between them leaves a batch its
+//! body keeps, or that [`Store::sweep_batches`] removes with a body that is gone.
 
 use std::hash::Hasher;
 
