@@ -224,7 +224,10 @@ impl Store {
     /// Drops `id`'s hold on its body (the body goes with its last holder).
     pub(super) fn drop_body(&self, id: InvestigationId) -> Result<(), StorageError> {
         let _guard = self.lock_bodies();
-        if let Some(digest) = self.body_of.remove(id.0.as_bytes())? {
+        if let Some(digest) = self.body_of.get(id.0.as_bytes())? {
+            // Pruning removed the events first; any left get their batch back whole.
+            self.inline_batches(id, &digest)?;
+            self.body_of.remove(id.0.as_bytes())?;
             self.release(id, &digest)?;
         }
         Ok(())
@@ -235,12 +238,11 @@ impl Store {
         self.bodies_lock.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Removes `id`'s reference to `digest`, and the body (with its shared batch of events)
-    /// when no reference is left; `id`'s events that pointed to that batch hold it whole first
-    /// (the caller holds the lock).
+    /// Removes `id`'s reference to `digest`, and the body (with its shared batches of events)
+    /// when no reference is left. The caller holds the lock, and `id`'s events no longer point
+    /// to those batches (both callers inline them before `id`'s pointer moves).
     fn release(&self, id: InvestigationId, digest: &[u8]) -> Result<(), StorageError> {
         let Ok(digest) = <Digest32>::try_from(digest) else { return Ok(()) };
-        self.inline_batches(id, &digest)?;
         self.body_refs.remove(ref_key(&digest, id))?;
         if self.body_refs.scan_prefix(digest).next().is_none() {
             self.remove_batches(&digest)?;

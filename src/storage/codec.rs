@@ -29,8 +29,9 @@ pub(super) const DEFLATE_FROM: usize = 32 * 1024;
 pub(super) const KINDS_VERSION: u8 = 3;
 /// Version byte of a batch of event kinds (numbered from its key) stored as deflated JSON.
 pub(super) const KINDS_DEFLATED: u8 = 4;
-/// Version byte of an events record that is a pointer (a results body's digest follows) to a
-/// batch stored once for every investigation holding that body (see `shared_batches`).
+/// Version byte of an events record that is a pointer (a results body's digest and the
+/// batch's hash follow) to a batch stored once for the investigations holding that body (see
+/// `shared_batches`).
 pub(super) const KINDS_SHARED: u8 = 5;
 
 /// Encodes a value with its version byte (deflated when large).
