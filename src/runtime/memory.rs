@@ -1,9 +1,9 @@
 //! Memory measurement. A global allocator wrapping mimalloc keeps two counters: the
 //! process-wide net heap bytes (in stripes, one per group of threads, summed when read), and a
-//! per-thread net count. An agent's memory is the net bytes
-//! its construction allocated and kept on the constructing thread ([`measure`]), so the figures
-//! admins see are allocations that really happened, not struct sizes. The process total is also
-//! read from the kernel's resident set size ([`rss_bytes`]).
+//! per-thread net count. An agent's memory is the net bytes its construction allocated and kept
+//! on the constructing thread ([`measure`]), so the figures admins see are allocations that
+//! really happened, not struct sizes. The process total is also read from the kernel's resident
+//! set size ([`rss_bytes`]).
 
 use std::alloc::{GlobalAlloc, Layout};
 

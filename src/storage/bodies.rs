@@ -53,7 +53,7 @@ pub(super) struct BodyIn {
 }
 
 /// SHA-256 of a body's JSON.
-type Digest32 = [u8; 32];
+pub(super) type Digest32 = [u8; 32];
 
 /// Most bodies kept decoded in memory.
 const DECODED_BODIES: usize = 64;

@@ -30,7 +30,7 @@ use crate::domain::InvestigationId;
 const SHARE_FROM: usize = 1024;
 
 /// Bytes of a body's digest, the first part of a shared batch's key.
-const DIGEST: usize = 32;
+const DIGEST: usize = size_of::<super::bodies::Digest32>();
 
 /// The key of `batch` among the shared batches of the body `digest`.
 fn batch_key(digest: &[u8], batch: &[u8]) -> Vec<u8> {
