@@ -1,5 +1,6 @@
 //! Direct agent routes over demo data: status from the runtime, one agent over an organ and
-//! year (a repeat answers from the cache), unknown agents, the engine over records in the body.
+//! year (a repeat answers from the cache), oscar_niemeyer's charts by query, unknown agents, the
+//! engine over records in the body.
 
 use serde_json::{Value, json};
 
@@ -43,6 +44,36 @@ async fn an_unknown_agent_is_a_404_envelope_and_a_bad_body_names_its_field() {
     assert_eq!(r.status(), 400);
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["error"]["details"]["field"], "mes");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn analyze_contracts_charts_an_organs_year_in_cents_and_a_bad_year_names_its_field() {
+    let app = spawn_app().await;
+    let r = app.get("/api/v1/analyze/contracts?orgao=36000&ano=2024").await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!((v["agent"].as_str(), v["status"].as_str()), (Some("oscar_niemeyer"), Some("completed")));
+    let artifacts = v["artifacts"].as_array().unwrap();
+    let organs = artifacts.iter().find(|a| a["title"] == "Valor contratado por órgão").unwrap();
+    assert_eq!(organs["content"]["bars"][0]["key"], "36000");
+    assert!(artifacts.iter().any(|a| a["kind"] == "network"));
+    // Money comes out in cents, however the sums fell in floating point.
+    for a in artifacts.iter().filter(|a| a["kind"] == "aggregation") {
+        for bar in a["content"]["bars"].as_array().into_iter().flatten() {
+            let value = bar["value"].as_f64().unwrap();
+            assert_eq!(value, (value * 100.0).round() / 100.0, "{}: {bar}", a["title"]);
+        }
+    }
+    // One organ's data: no headline about how the money spreads among organs.
+    assert!(v["insights"].as_array().unwrap().iter().all(|i| !i["insight"].as_str().unwrap().contains("concentra")));
+    let r = app.get("/api/v1/analyze/contracts?orgao=36000&ano=dois-mil").await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        (v["error"]["code"].as_str(), v["error"]["details"]["field"].as_str()),
+        (Some("VALIDATION_ERROR"), Some("ano"))
+    );
     app.shutdown().await;
 }
 

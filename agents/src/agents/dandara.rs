@@ -58,6 +58,7 @@ pub struct Share {
     /// Name.
     pub name: &'static str,
     /// R$ received.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Share of the money, 0 to 1.
     pub value_share: f64,

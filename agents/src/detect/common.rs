@@ -128,6 +128,12 @@ pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// Serialises an amount of money rounded to cents (sums of floating-point values carry
+/// digits like `15751077.239999998` otherwise); `#[serde(serialize_with = ...)]`.
+pub fn serialize_cents<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round2(*x))
+}
+
 /// Rounds to four decimals.
 pub fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0

@@ -30,6 +30,7 @@ pub struct StateSpending {
     /// Region acronym.
     pub region: &'static str,
     /// Agreed value of the agreements placed here, R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// How many agreements.
     pub records: usize,
@@ -49,6 +50,7 @@ pub struct RegionSpending {
     /// Name.
     pub name: &'static str,
     /// R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Agreements.
     pub records: usize,
@@ -68,6 +70,7 @@ pub struct MunicipalitySpending {
     /// State acronym.
     pub uf: &'static str,
     /// R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Agreements.
     pub records: usize,
@@ -85,6 +88,7 @@ pub struct Coverage {
     /// Agreements placed in a state.
     pub placed: usize,
     /// Their value, R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub placed_value: f64,
     /// Placed by a municipality name unique in Brazil, the record giving no state.
     pub state_from_unique_name: usize,
@@ -93,6 +97,7 @@ pub struct Coverage {
     /// Agreements with neither a recognisable state nor a municipality.
     pub agreements_without_region: usize,
     /// Their value, R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub agreements_without_region_value: f64,
     /// Ids of some of them.
     pub unplaced_sample: Vec<String>,

@@ -89,6 +89,7 @@ pub struct Bar {
     /// What to print.
     pub label: String,
     /// R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Records.
     pub count: usize,
@@ -102,6 +103,7 @@ pub struct Breakdown {
     /// `contracts` or `commitments`.
     pub source: &'static str,
     /// Sum of every row, R$ (`bars` plus `others`).
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub total: f64,
     /// Rows counted.
     pub records: usize,
@@ -163,6 +165,7 @@ pub struct Point {
     /// `YYYY-MM`.
     pub period: String,
     /// R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Records.
     pub count: usize,
@@ -174,6 +177,7 @@ pub struct Series {
     /// `contracts` or `commitments`.
     pub source: &'static str,
     /// Sum of every row, R$ (`points` plus `undated`).
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub total: f64,
     /// The months.
     pub points: Vec<Point>,

@@ -133,6 +133,11 @@ fn say(text: String, confidence: f64) -> Insight {
     crate::agents::insight(AgentId::OscarNiemeyer, text, confidence, &[])
 }
 
+/// `n` and the noun in the number `n` asks for.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The headline of each chart of a source.
 fn describe(c: &Charts) -> Vec<Insight> {
     let mut out = Vec::new();
@@ -141,6 +146,8 @@ fn describe(c: &Charts) -> Vec<Insight> {
         let (Some(first), true) = (b.bars.first(), b.total > 0.0) else { continue };
         let share = |v: f64| format_pct(v / b.total);
         let text = match b.dimension {
+            // Concentration among organs says nothing when the data holds one (an organ's query).
+            "organ" if b.groups < 2 => continue,
             "organ" => format!(
                 "{} concentra {} do {} ({} de {}), entre {} órgãos",
                 first.label,
@@ -174,12 +181,12 @@ fn describe(c: &Charts) -> Vec<Insight> {
     {
         out.push(say(
             format!(
-                "Série mensal do {} com {} meses; o maior mês é {} com {} em {} registros",
+                "Série mensal do {} com {}; o maior mês é {} com {} em {}",
                 what,
-                c.series.points.len(),
+                counted(c.series.points.len(), "mês", "meses"),
                 peak.period,
                 format_brl(peak.value),
-                peak.count
+                counted(peak.count, "registro", "registros")
             ),
             0.95,
         ));

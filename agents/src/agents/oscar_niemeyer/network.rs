@@ -19,6 +19,7 @@ pub struct Node {
     /// `organ` or `supplier`.
     pub group: &'static str,
     /// R$ over the links shown.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
 }
 
@@ -30,6 +31,7 @@ pub struct Link {
     /// The supplier's node id.
     pub target: String,
     /// R$.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub value: f64,
     /// Records behind it.
     pub count: usize,
@@ -47,8 +49,10 @@ pub struct Network {
     /// Suppliers in the data.
     pub suppliers_in_data: usize,
     /// R$ of every row.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub total_value: f64,
     /// R$ of the links shown.
+    #[serde(serialize_with = "crate::detect::common::serialize_cents")]
     pub shown_value: f64,
     /// Suppliers tied to more than one organ (in the whole data).
     pub suppliers_with_several_organs: usize,

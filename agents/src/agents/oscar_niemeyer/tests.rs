@@ -41,7 +41,22 @@ fn a_small_dataset_gives_its_totals_by_organ_supplier_month_and_its_network() {
         "{text:?}"
     );
     assert!(text.iter().any(|t| t.starts_with("Os 2 maiores fornecedores recebem 100,0%")));
-    assert!(text.iter().any(|t| t.contains("o maior mês é 2024-01 com R$ 600,00 em 1 registros")));
+    assert!(text.iter().any(|t| t.contains("o maior mês é 2024-01 com R$ 600,00 em 1 registro")));
+}
+
+#[test]
+fn one_organs_data_has_no_concentration_headline_and_sums_come_out_in_cents() {
+    let ds = Dataset::from_contracts(vec![
+        contract("1", "LIMPEZA", "11", "36000", 0.1, (2024, 1, 5)),
+        contract("2", "LIMPEZA", "11", "36000", 0.2, (2024, 1, 9)),
+    ]);
+    let out = run(&ds);
+    let text: Vec<&str> = out.insights.iter().map(|i| i.insight.as_str()).collect();
+    assert!(!text.iter().any(|t| t.contains("concentra")), "{text:?}");
+    assert!(text.iter().any(|t| t.contains("com 1 mês; o maior mês é 2024-01 com R$ 0,30 em 2 registros")), "{text:?}");
+    let json = serde_json::to_string(&out.artifacts).unwrap();
+    // 0.1 + 0.2 is 0.30000000000000004 in floating point.
+    assert!(json.contains("\"value\":0.3}") && !json.contains("0.30000000000000004"), "{json}");
 }
 
 #[test]
