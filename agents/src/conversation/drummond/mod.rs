@@ -108,8 +108,8 @@ fn severity_label(severity: &str, lang: Language) -> &str {
     }
 }
 
-/// One line per finding as it arrives: severity, type, the records and money concerned, its
-/// id; in Portuguese also the detector's own description (which is written in Portuguese).
+/// One line per finding as it arrives: severity, type, the detector's own description (written
+/// in Portuguese: an English line quotes it at its end), the records and money concerned, its id.
 pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
     use std::fmt::Write;
     let en = lang == Language::En;
@@ -136,6 +136,11 @@ pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
         line.push(')');
     }
     let _ = write!(line, " [id {}]", a.id);
+    // The detectors explain a finding in Portuguese; an English answer quotes the explanation
+    // (the rule, the figures and the dates behind it) rather than leave the reader without it.
+    if en && !a.description.is_empty() {
+        let _ = write!(line, " — in Portuguese: \"{}\"", a.description.trim_end_matches('.'));
+    }
     line
 }
 
