@@ -1,6 +1,7 @@
 //! Chat over real SSE: event order and fields for automatic and explicit agents, both request
 //! bodies, errors inside the stream, an investigation started from chat that completes and is
-//! visible through the investigation routes, and a follow-up that reuses session memory.
+//! visible through the investigation routes, a follow-up that reuses session memory, and what
+//! an English question gets.
 
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
@@ -104,6 +105,23 @@ async fn an_investigation_question_is_routed_streamed_and_visible_as_an_investig
     assert_eq!(results["anomalies"].as_array().unwrap().len() as u64, done["anomalies"].as_u64().unwrap());
     let text = answer(&events);
     assert!(text.to_lowercase().contains("demo"), "demo mode says so: {text}");
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_english_question_gets_english_findings_that_quote_the_portuguese_explanations() {
+    let app = spawn_app().await;
+    let body = json!({"message": "investigate the Ministry of Health contracts in 2024", "agent_name": "zumbi"});
+    let text = answer(&turn(&app, body).await);
+    let findings: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(!findings.is_empty(), "{text}");
+    for line in findings {
+        assert!(["[critical]", "[high]", "[medium]", "[low]"].iter().any(|s| line.starts_with(s)), "{line}");
+        assert!(line.contains(" — in Portuguese: \""), "the detector's explanation is quoted: {line}");
+    }
+    let body = json!({"message": "spending per inhabitant by state in 2024", "agent_name": "lampiao"});
+    let text = answer(&turn(&app, body).await);
+    assert!(text.contains("Lampião's analysis, as the agent writes it (in Portuguese):"), "{text}");
     app.shutdown().await;
 }
 

@@ -30,8 +30,13 @@ pub(super) fn agent_request(message: &str, route: &Route) -> AgentRequest {
 }
 
 /// The chunks of one agent's answer: its insights, recommendations and what artifacts it made.
+/// The agents write their analyses in Portuguese: an English answer says so before quoting them.
 fn answer_parts(a: &AgentAnswer, pt: bool) -> Vec<String> {
-    let mut parts: Vec<String> = a.insights.iter().map(|i| i.insight.to_string()).collect();
+    let mut parts: Vec<String> = Vec::with_capacity(a.insights.len() + 3);
+    if !pt && (!a.insights.is_empty() || !a.recommendations.is_empty()) {
+        parts.push(format!("{}'s analysis, as the agent writes it (in Portuguese):", a.agent_name));
+    }
+    parts.extend(a.insights.iter().map(|i| i.insight.to_string()));
     if !a.recommendations.is_empty() {
         let head = if pt { "**Recomendações**" } else { "**Recommendations**" };
         parts.push(format!(
