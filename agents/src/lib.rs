@@ -20,6 +20,7 @@ pub mod cancel;
 pub mod conversation;
 pub mod demo;
 pub mod detect;
+pub mod lang;
 pub mod model;
 pub mod organs;
 pub mod query;

@@ -18,6 +18,7 @@ pub(in crate::storage) fn finished(findings: &[Arc<Anomaly>], query: &str) -> In
             insight: format!("{} achados", findings.len()).into(),
             confidence: 0.8,
             supporting_evidence: findings.iter().map(|a| a.id.clone()).collect(),
+            insight_en: None,
         }],
         recommendations: vec!["Verificar os contratos".into()],
         agents_used: vec!["zumbi".into()],

@@ -25,8 +25,8 @@ use crate::agents::lampiao::spending::{RegionalSpending, regional_spending};
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
+use crate::lang::{EN, Lang, PT};
 use crate::model::report::{AgentOutput, Artifact, Insight};
-use crate::text::{format_brl, format_decimal, format_pct};
 
 /// Fewer placed agreements than this give figures but no judgement.
 pub const MIN_PLACED: usize = 30;
@@ -75,6 +75,8 @@ pub struct Flag {
     pub kind: &'static str,
     /// The sentence.
     pub text: String,
+    /// The sentence in English.
+    pub text_en: String,
     /// The largest agreements behind it (ids), when there are any.
     pub records: Vec<String>,
 }
@@ -126,27 +128,34 @@ pub fn equity(r: &RegionalSpending) -> Equity {
         if let Some(g) = concentration_index.filter(|g| *g >= MARKED_GINI) {
             let mut top: Vec<&Share> = states.iter().collect();
             top.sort_by(|a, b| b.service_ratio.total_cmp(&a.service_ratio));
-            let named: Vec<String> = top
-                .iter()
-                .take(3)
-                .map(|s| {
+            let text = |l: Lang| {
+                let named: Vec<String> = top
+                    .iter()
+                    .take(3)
+                    .map(|s| {
+                        let (v, p) = (l.pct(s.value_share), l.pct(s.population_share));
+                        let (of_value, of_people) =
+                            (l.pick("do valor", "of the value"), l.pick("da população", "of the population"));
+                        format!("{} ({v} {of_value}, {p} {of_people})", s.code)
+                    })
+                    .collect();
+                let (g, limit, named) = (l.dec(g, 3), l.dec(MARKED_GINI, 1), named.join(", "));
+                if l.en {
                     format!(
-                        "{} ({} do valor, {} da população)",
-                        s.code,
-                        format_pct(s.value_share),
-                        format_pct(s.population_share)
+                        "Markedly unequal distribution: concentration index {g} (threshold {limit}); the best served \
+                         per inhabitant are {named}"
                     )
-                })
-                .collect();
+                } else {
+                    format!(
+                        "Distribuição marcadamente desigual: índice de concentração {g} (limiar {limit}); os mais \
+                         atendidos por habitante são {named}"
+                    )
+                }
+            };
             flags.push(Flag {
                 kind: "marked_concentration",
-                text: format!(
-                    "Distribuição marcadamente desigual: índice de concentração {} (limiar {}); os mais atendidos \
-                     por habitante são {}",
-                    format_decimal(g, 3),
-                    format_decimal(MARKED_GINI, 1),
-                    named.join(", ")
-                ),
+                text: text(PT),
+                text_en: text(EN),
                 records: top.iter().take(3).flat_map(|s| records_of(r, &[s.code])).collect(),
             });
         }
@@ -159,18 +168,23 @@ pub fn equity(r: &RegionalSpending) -> Equity {
                 continue;
             };
             let ufs: Vec<&'static str> = r.states.iter().filter(|s| s.region == g.code).map(|s| s.uf).collect();
-            flags.push(Flag {
-                kind,
-                text: format!(
-                    "A região {} tem {} da população e recebeu {} do valor ({}), {} vezes a sua parcela",
-                    g.name,
-                    format_pct(g.population_share),
-                    format_pct(g.value_share),
-                    format_brl(g.value),
-                    format_decimal(g.service_ratio, 2)
-                ),
-                records: records_of(r, &ufs),
-            });
+            let text = |l: Lang| {
+                let region = l.region(g.code, g.name);
+                let (people, value, brl) = (l.pct(g.population_share), l.pct(g.value_share), l.brl(g.value));
+                let ratio = l.dec(g.service_ratio, 2);
+                if l.en {
+                    format!(
+                        "The {region} region has {people} of the population and received {value} of the value \
+                         ({brl}), {ratio} times its share"
+                    )
+                } else {
+                    format!(
+                        "A região {region} tem {people} da população e recebeu {value} do valor ({brl}), {ratio} vezes \
+                         a sua parcela"
+                    )
+                }
+            };
+            flags.push(Flag { kind, text: text(PT), text_en: text(EN), records: records_of(r, &ufs) });
         }
     }
     Equity {
@@ -200,42 +214,83 @@ impl Agent for Dandara {
         let r = regional_spending(ctx.dataset, ctx.cancel)?;
         (ctx.progress)(0.7);
         let e = equity(&r);
-        let say = |text: String, confidence: f64| crate::agents::insight(AgentId::Dandara, text, confidence, &[]);
+        let say = |text: &dyn Fn(Lang) -> String, confidence: f64| {
+            crate::agents::insight_in_both(AgentId::Dandara, text(PT), text(EN), confidence)
+        };
         let mut insights: Vec<Insight> = Vec::new();
+        let c = &r.coverage;
         match (e.concentration_index, e.least_served_40) {
             (Some(g), Some(least)) => insights.push(say(
-                format!(
-                    "Índice de concentração dos convênios por habitante entre as UFs: {} (Theil {}); os 40% da \
-                     população menos atendidos receberam {} do valor e os 20% menos atendidos {}, em {} convênios \
-                     localizados",
-                    format_decimal(g, 3),
-                    format_decimal(e.theil.unwrap_or(0.0), 3),
-                    format_pct(least),
-                    format_pct(e.least_served_20.unwrap_or(0.0)),
-                    r.coverage.placed
-                ),
+                &|l| {
+                    let (g, t) = (l.dec(g, 3), l.dec(e.theil.unwrap_or(0.0), 3));
+                    let (l40, l20) = (l.pct(least), l.pct(e.least_served_20.unwrap_or(0.0)));
+                    if l.en {
+                        format!(
+                            "Concentration index of agreements per inhabitant across the states: {g} (Theil {t}); the \
+                             least served 40% of the population received {l40} of the value and the least served \
+                             20% {l20}, over {} placed agreements",
+                            c.placed
+                        )
+                    } else {
+                        format!(
+                            "Índice de concentração dos convênios por habitante entre as UFs: {g} (Theil {t}); os 40% \
+                             da população menos atendidos receberam {l40} do valor e os 20% menos atendidos {l20}, \
+                             em {} convênios localizados",
+                            c.placed
+                        )
+                    }
+                },
                 0.85,
             )),
             _ => insights.push(say(
-                format!(
-                    "Sem convênios localizados por UF ({} convênios, {} sem região): não há distribuição regional a medir",
-                    r.coverage.agreements, r.coverage.agreements_without_region
-                ),
+                &|l| {
+                    let (n, none) = (c.agreements, c.agreements_without_region);
+                    if l.en {
+                        format!(
+                            "No agreements placed in a state ({n} agreements, {none} without a region): there is no \
+                             regional distribution to measure"
+                        )
+                    } else {
+                        format!(
+                            "Sem convênios localizados por UF ({n} convênios, {none} sem região): não há distribuição \
+                             regional a medir"
+                        )
+                    }
+                },
                 0.9,
             )),
         }
-        if r.coverage.placed > 0 && r.coverage.placed < MIN_PLACED {
+        if c.placed > 0 && c.placed < MIN_PLACED {
             insights.push(say(
-                format!(
-                    "Apenas {} convênios localizados (mínimo {}): os números são descritivos, sem julgamento de equidade",
-                    r.coverage.placed, MIN_PLACED
-                ),
+                &|l| {
+                    if l.en {
+                        format!(
+                            "Only {} agreements placed (minimum {MIN_PLACED}): the figures are descriptive, with no \
+                             judgement of equity",
+                            c.placed
+                        )
+                    } else {
+                        format!(
+                            "Apenas {} convênios localizados (mínimo {MIN_PLACED}): os números são descritivos, sem \
+                             julgamento de equidade",
+                            c.placed
+                        )
+                    }
+                },
                 0.9,
             ));
         }
-        insights.extend(
-            e.flags.iter().map(|f| say(format!("{}; maiores convênios: {}", f.text, f.records.join(", ")), 0.8)),
-        );
+        insights.extend(e.flags.iter().map(|f| {
+            let records = f.records.join(", ");
+            say(
+                &|l| {
+                    let (text, largest) =
+                        if l.en { (&f.text_en, "largest agreements") } else { (&f.text, "maiores convênios") };
+                    format!("{text}; {largest}: {records}")
+                },
+                0.8,
+            )
+        }));
         let recommendations = e
             .flags
             .iter()
@@ -248,26 +303,39 @@ impl Agent for Dandara {
         };
         insights.extend(alignment.iter().filter_map(|a| {
             let rho = a.spearman?;
-            let reading = if rho <= -services::NOTABLE {
-                "o dinheiro vai mais para onde o indicador é baixo"
-            } else if rho >= services::NOTABLE {
-                "o dinheiro acompanha onde o indicador já é alto"
-            } else {
-                "sem relação clara entre o dinheiro e o indicador"
-            };
-            let per = if a.rate { "" } else { " por 100 mil habitantes" };
             Some(say(
-                format!(
-                    "Convênios por habitante contra {}{} em {} UFs ({}): correlação de Spearman {}, {}; \
-                     menores valores em {}",
-                    a.name,
-                    per,
-                    a.states,
-                    a.source,
-                    format_decimal(rho, 2),
-                    reading,
-                    a.lowest.join(", ")
-                ),
+                &|l| {
+                    let reading = if rho <= -services::NOTABLE {
+                        l.pick(
+                            "o dinheiro vai mais para onde o indicador é baixo",
+                            "the money goes more where the indicator is low",
+                        )
+                    } else if rho >= services::NOTABLE {
+                        l.pick(
+                            "o dinheiro acompanha onde o indicador já é alto",
+                            "the money follows where the indicator is already high",
+                        )
+                    } else {
+                        l.pick(
+                            "sem relação clara entre o dinheiro e o indicador",
+                            "no clear relation between the money and the indicator",
+                        )
+                    };
+                    let per = if a.rate { "" } else { l.pick(" por 100 mil habitantes", " per 100,000 inhabitants") };
+                    let (name, states, source, rho, lowest) =
+                        (&a.name, a.states, &a.source, l.dec(rho, 2), a.lowest.join(", "));
+                    if l.en {
+                        format!(
+                            "Agreements per inhabitant against {name}{per} in {states} states ({source}): Spearman \
+                             correlation {rho}, {reading}; lowest values in {lowest}"
+                        )
+                    } else {
+                        format!(
+                            "Convênios por habitante contra {name}{per} em {states} UFs ({source}): correlação de \
+                             Spearman {rho}, {reading}; menores valores em {lowest}"
+                        )
+                    }
+                },
                 0.75,
             ))
         }));

@@ -37,6 +37,12 @@ fn all_the_money_in_one_state_is_flagged_with_the_hand_computed_index() {
     let out = run(&in_sao_paulo(40));
     assert!(out.insights[0].insight.contains("os 40% da população menos atendidos receberam 0,0% do valor"));
     assert_eq!(out.recommendations.len(), 4);
+    // The same insights in English: every one of them, with English numbers and region names.
+    let en: Vec<&str> = out.insights.iter().filter_map(|i| i.insight_en.as_deref()).collect();
+    assert_eq!(en.len(), out.insights.len());
+    assert!(en[0].contains("the least served 40% of the population received 0.0% of the value"), "{en:?}");
+    assert!(en.iter().any(|t| t.starts_with("The Southeast region has ")), "{en:?}");
+    assert!(en.iter().any(|t| t.starts_with("Markedly unequal distribution: concentration index 0.7")), "{en:?}");
 }
 
 #[test]

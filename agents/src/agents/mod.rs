@@ -43,7 +43,13 @@ pub fn insight(agent: AgentId, text: String, confidence: f64, evidence: &[&crate
         insight: text.into(),
         confidence,
         supporting_evidence: evidence.iter().map(|a| a.id.clone()).collect(),
+        insight_en: None,
     }
+}
+
+/// [`insight`] written in Portuguese (`pt`) and in English (`en`), without evidence.
+pub fn insight_in_both(agent: AgentId, pt: String, en: String, confidence: f64) -> Insight {
+    Insight { insight_en: Some(en.into()), ..insight(agent, pt, confidence, &[]) }
 }
 
 #[cfg(test)]

@@ -22,7 +22,13 @@ pub fn shared_senna() -> &'static Senna {
 }
 
 fn insight(agent: AgentId, text: String, confidence: f64, evidence: Vec<String>) -> Insight {
-    Insight { agent: agent.as_str().into(), insight: text.into(), confidence, supporting_evidence: evidence.into() }
+    Insight {
+        agent: agent.as_str().into(),
+        insight: text.into(),
+        confidence,
+        supporting_evidence: evidence.into(),
+        insight_en: None,
+    }
 }
 
 fn artifact(kind: &str, title: &str, content: &impl Serialize) -> Result<Artifact, AnalysisError> {

@@ -2,23 +2,16 @@
 //! money, percentages, intent labels and a description of the entities asked about.
 
 use super::{Entities, Intent, Language};
+use crate::lang::format_brl_en;
 use crate::model::cnpj::format_cnpj;
 use crate::text::{MONTHS_EN, MONTHS_PT, format_brl};
 
 /// Money the way the reader writes it: `R$ 1.234.567,89` in Portuguese, `R$ 1,234,567.89` in
 /// English (the Brazilian format with its separators swapped).
 pub fn money(value: f64, lang: Language) -> String {
-    let pt = format_brl(value);
     match lang {
-        Language::Pt => pt,
-        Language::En => pt
-            .chars()
-            .map(|c| match c {
-                '.' => ',',
-                ',' => '.',
-                c => c,
-            })
-            .collect(),
+        Language::Pt => format_brl(value),
+        Language::En => format_brl_en(value),
     }
 }
 

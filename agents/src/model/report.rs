@@ -25,6 +25,11 @@ pub struct Insight {
     /// Ids of the anomalies behind it.
     #[schema(value_type = Vec<String>)]
     pub supporting_evidence: Arc<[String]>,
+    /// The same in English, where the agent writes one (the chat answers English questions
+    /// with it); `insight` is Portuguese.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub insight_en: Option<ArcStr>,
 }
 
 /// What one agent produced.

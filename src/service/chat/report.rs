@@ -30,15 +30,19 @@ pub(super) fn agent_request(message: &str, route: &Route) -> AgentRequest {
 }
 
 /// The chunks of one agent's answer: its insights, recommendations and what artifacts it made.
-/// The agents write their analyses in Portuguese: an English answer says so before quoting them.
+/// An English answer takes the English of each insight where the agent wrote one, and says so
+/// before quoting what the agent wrote only in Portuguese.
 fn answer_parts(a: &AgentAnswer, pt: bool) -> Vec<String> {
     let mut parts: Vec<String> = Vec::with_capacity(a.insights.len() + 3);
-    if !pt && (!a.insights.is_empty() || !a.recommendations.is_empty()) {
+    if !pt && a.insights.iter().any(|i| i.insight_en.is_none()) {
         parts.push(format!("{}'s analysis, as the agent writes it (in Portuguese):", a.agent_name));
     }
-    parts.extend(a.insights.iter().map(|i| i.insight.to_string()));
+    parts.extend(a.insights.iter().map(|i| match (&i.insight_en, pt) {
+        (Some(en), false) => en.to_string(),
+        _ => i.insight.to_string(),
+    }));
     if !a.recommendations.is_empty() {
-        let head = if pt { "**Recomendações**" } else { "**Recommendations**" };
+        let head = if pt { "**Recomendações**" } else { "**Recommendations** (in Portuguese)" };
         parts.push(format!(
             "{head}\n{}",
             a.recommendations.iter().map(|r| format!("- {r}")).collect::<Vec<_>>().join("\n")

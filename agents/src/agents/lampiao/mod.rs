@@ -24,8 +24,9 @@ use crate::agents::Agent;
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
+use crate::lang::{EN, Lang, PT};
 use crate::model::report::{AgentOutput, Artifact, Insight};
-use crate::text::{count_of, format_brl, format_decimal, format_pct};
+use crate::text::format_brl;
 use spending::{RegionalSpending, StateSpending, regional_spending};
 
 /// A state whose per-capita is at least this many times the rest of its region's is an outlier.
@@ -149,35 +150,52 @@ impl Agent for Lampiao {
     }
 }
 
-fn say(text: String, confidence: f64) -> Insight {
-    crate::agents::insight(AgentId::Lampiao, text, confidence, &[])
+/// An insight written by `text` in both languages.
+fn say(text: impl Fn(Lang) -> String, confidence: f64) -> Insight {
+    crate::agents::insight_in_both(AgentId::Lampiao, text(PT), text(EN), confidence)
 }
 
 /// What was placed and what could not be.
 fn coverage_insight(r: &RegionalSpending) -> Insight {
     let c = &r.coverage;
-    let biddings = if c.biddings_with_region + c.biddings_without_region == 0 {
-        String::new()
-    } else {
-        format!(
-            "; {} de {} licitações trazem UF, contadas mas não somadas (o valor é a estimativa do processo)",
-            c.biddings_with_region,
-            c.biddings_with_region + c.biddings_without_region
-        )
-    };
     say(
-        format!(
-            "{} de {} convênios localizados por UF ({}); {} sem UF nem município reconhecível ({}); {} e {} não \
-             trazem região nos dados e ficam fora da análise regional{}",
-            c.placed,
-            c.agreements,
-            format_brl(c.placed_value),
-            c.agreements_without_region,
-            format_brl(c.agreements_without_region_value),
-            count_of(c.contracts_without_region, "contrato", "contratos"),
-            count_of(c.expenses_without_region, "despesa", "despesas"),
-            biddings
-        ),
+        |l| {
+            let biddings = if c.biddings_with_region + c.biddings_without_region == 0 {
+                String::new()
+            } else {
+                let all = c.biddings_with_region + c.biddings_without_region;
+                if l.en {
+                    format!(
+                        "; {} of {all} bidding processes give a state, counted but not summed (their value is the \
+                         process's estimate)",
+                        c.biddings_with_region
+                    )
+                } else {
+                    format!(
+                        "; {} de {all} licitações trazem UF, contadas mas não somadas (o valor é a estimativa do \
+                         processo)",
+                        c.biddings_with_region
+                    )
+                }
+            };
+            let contracts = l.count(c.contracts_without_region, ("contrato", "contratos"), ("contract", "contracts"));
+            let expenses = l.count(c.expenses_without_region, ("despesa", "despesas"), ("expense", "expenses"));
+            let (placed, unplaced) = (l.brl(c.placed_value), l.brl(c.agreements_without_region_value));
+            let (n, all, none) = (c.placed, c.agreements, c.agreements_without_region);
+            if l.en {
+                format!(
+                    "{n} of {all} agreements placed in a state ({placed}); {none} with no recognisable state or \
+                     municipality ({unplaced}); {contracts} and {expenses} carry no region in the data and stay out \
+                     of the regional analysis{biddings}"
+                )
+            } else {
+                format!(
+                    "{n} de {all} convênios localizados por UF ({placed}); {none} sem UF nem município reconhecível \
+                     ({unplaced}); {contracts} e {expenses} não trazem região nos dados e ficam fora da análise \
+                     regional{biddings}"
+                )
+            }
+        },
         0.95,
     )
 }
@@ -188,74 +206,122 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
     let mut ranked: Vec<&StateSpending> = r.states.iter().filter(|s| s.per_capita.is_some()).collect();
     ranked.sort_by(|a, b| b.per_capita.unwrap_or(0.0).total_cmp(&a.per_capita.unwrap_or(0.0)));
     let with_money = ranked.iter().filter(|s| s.value > 0.0).count();
-    let top: Vec<String> = ranked
-        .iter()
-        .filter(|s| s.value > 0.0)
-        .take(3)
-        .map(|s| {
-            format!("{} ({} por habitante, {})", s.uf, format_brl(s.per_capita.unwrap_or(0.0)), format_brl(s.value))
-        })
-        .collect();
     out.push(say(
-        format!(
-            "Maiores valores per capita: {}; {} das {} UFs com população conhecida receberam convênios",
-            top.join("; "),
-            with_money,
-            ranked.len()
-        ),
+        |l| {
+            let per_person = l.pick("por habitante", "per inhabitant");
+            let top: Vec<String> = ranked
+                .iter()
+                .filter(|s| s.value > 0.0)
+                .take(3)
+                .map(|s| format!("{} ({} {per_person}, {})", s.uf, l.brl(s.per_capita.unwrap_or(0.0)), l.brl(s.value)))
+                .collect();
+            if l.en {
+                format!(
+                    "Highest per-capita values: {}; {with_money} of the {} states with a known population received \
+                     agreements",
+                    top.join("; "),
+                    ranked.len()
+                )
+            } else {
+                format!(
+                    "Maiores valores per capita: {}; {with_money} das {} UFs com população conhecida receberam \
+                     convênios",
+                    top.join("; "),
+                    ranked.len()
+                )
+            }
+        },
         0.9,
     ));
-    let regions: Vec<String> = r
-        .regions
-        .iter()
-        .map(|g| match g.per_capita {
-            Some(pc) => format!("{} {} ({} por habitante)", g.name, format_brl(g.value), format_brl(pc)),
-            None => format!("{} {}", g.name, format_brl(g.value)),
-        })
-        .collect();
-    out.push(say(format!("Por região: {}", regions.join("; ")), 0.9));
+    out.push(say(
+        |l| {
+            let regions: Vec<String> = r
+                .regions
+                .iter()
+                .map(|g| match g.per_capita {
+                    Some(pc) => format!(
+                        "{} {} ({} {})",
+                        l.region(g.code, g.name),
+                        l.brl(g.value),
+                        l.brl(pc),
+                        l.pick("por habitante", "per inhabitant")
+                    ),
+                    None => format!("{} {}", l.region(g.code, g.name), l.brl(g.value)),
+                })
+                .collect();
+            format!("{}: {}", l.pick("Por região", "By region"), regions.join("; "))
+        },
+        0.9,
+    ));
     if let (Some(g), Some(t)) = (gini, theil) {
         out.push(say(
-            format!(
-                "Desigualdade do valor per capita entre as UFs (ponderada pela população): índice de Gini {} e de \
-                 Theil {}; UFs sem convênios contam como zero",
-                format_decimal(g, 3),
-                format_decimal(t, 3)
-            ),
+            |l| {
+                let (g, t) = (l.dec(g, 3), l.dec(t, 3));
+                if l.en {
+                    format!(
+                        "Inequality of per-capita value across the states (weighted by population): Gini index {g}, \
+                         Theil index {t}; states without agreements count as zero"
+                    )
+                } else {
+                    format!(
+                        "Desigualdade do valor per capita entre as UFs (ponderada pela população): índice de Gini {g} \
+                         e de Theil {t}; UFs sem convênios contam como zero"
+                    )
+                }
+            },
             0.85,
         ));
     }
     if let Some(m) = r.municipalities.first() {
         let share = m.value / r.coverage.placed_value.max(f64::MIN_POSITIVE);
+        let n = r.municipalities.len();
         out.push(say(
-            format!(
-                "{} municípios identificados; o maior destino é {}-{} (código IBGE {}), com {} ({} do valor localizado)",
-                r.municipalities.len(),
-                m.name,
-                m.uf,
-                m.code,
-                format_brl(m.value),
-                format_pct(share)
-            ),
+            |l| {
+                let (value, pct) = (l.brl(m.value), l.pct(share));
+                if l.en {
+                    format!(
+                        "{n} municipalities identified; the largest destination is {}-{} (IBGE code {}), with {value} \
+                         ({pct} of the placed value)",
+                        m.name, m.uf, m.code
+                    )
+                } else {
+                    format!(
+                        "{n} municípios identificados; o maior destino é {}-{} (código IBGE {}), com {value} ({pct} \
+                         do valor localizado)",
+                        m.name, m.uf, m.code
+                    )
+                }
+            },
             0.9,
         ));
     }
     let mut per_person: Vec<_> = r.municipalities.iter().filter(|m| m.per_capita.is_some()).collect();
     if !per_person.is_empty() {
         per_person.sort_by(|a, b| b.per_capita.unwrap_or(0.0).total_cmp(&a.per_capita.unwrap_or(0.0)));
-        let top: Vec<String> = per_person
-            .iter()
-            .take(3)
-            .map(|m| format!("{}-{} ({} por habitante)", m.name, m.uf, format_brl(m.per_capita.unwrap_or(0.0))))
-            .collect();
+        let (known, n, source) = (per_person.len(), r.municipalities.len(), &r.population_source);
         out.push(say(
-            format!(
-                "Per capita municipal ({} de {} municípios com população conhecida, {}): maiores {}",
-                per_person.len(),
-                r.municipalities.len(),
-                r.population_source,
-                top.join("; ")
-            ),
+            |l| {
+                let top: Vec<String> = per_person
+                    .iter()
+                    .take(3)
+                    .map(|m| {
+                        let pc = l.brl(m.per_capita.unwrap_or(0.0));
+                        format!("{}-{} ({pc} {})", m.name, m.uf, l.pick("por habitante", "per inhabitant"))
+                    })
+                    .collect();
+                if l.en {
+                    format!(
+                        "Municipal per capita ({known} of {n} municipalities with a known population, {source}): \
+                         highest {}",
+                        top.join("; ")
+                    )
+                } else {
+                    format!(
+                        "Per capita municipal ({known} de {n} municípios com população conhecida, {source}): maiores {}",
+                        top.join("; ")
+                    )
+                }
+            },
             0.85,
         ));
     }
@@ -263,24 +329,37 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
 }
 
 fn outlier_insight(r: &RegionalSpending, o: &Outlier) -> Insight {
-    let region = r.regions.iter().find(|g| g.code == o.region).map_or(o.region, |g| g.name);
-    let against = match o.ratio {
-        Some(x) => format!(
-            "{} vezes os {} por habitante do restante da região {}",
-            format_decimal(x, 1),
-            format_brl(o.rest_of_region_per_capita),
-            region
-        ),
-        None => format!("enquanto o restante da região {region} não recebeu convênios"),
-    };
+    let name = r.regions.iter().find(|g| g.code == o.region).map_or(o.region, |g| g.name);
     say(
-        format!(
-            "{} recebeu {} por habitante, {}; maiores convênios: {}",
-            o.uf,
-            format_brl(o.per_capita),
-            against,
-            o.records.join(", ")
-        ),
+        |l| {
+            let region = l.region(o.region, name);
+            let (pc, rest) = (l.brl(o.per_capita), l.brl(o.rest_of_region_per_capita));
+            let records = o.records.join(", ");
+            match (l.en, o.ratio) {
+                (false, Some(x)) => format!(
+                    "{} recebeu {pc} por habitante, {} vezes os {rest} por habitante do restante da região {region}; \
+                     maiores convênios: {records}",
+                    o.uf,
+                    l.dec(x, 1)
+                ),
+                (false, None) => format!(
+                    "{} recebeu {pc} por habitante, enquanto o restante da região {region} não recebeu convênios; \
+                     maiores convênios: {records}",
+                    o.uf
+                ),
+                (true, Some(x)) => format!(
+                    "{} received {pc} per inhabitant, {} times the {rest} per inhabitant of the rest of the \
+                     {region} region; largest agreements: {records}",
+                    o.uf,
+                    l.dec(x, 1)
+                ),
+                (true, None) => format!(
+                    "{} received {pc} per inhabitant, while the rest of the {region} region received no \
+                     agreements; largest agreements: {records}",
+                    o.uf
+                ),
+            }
+        },
         0.8,
     )
 }

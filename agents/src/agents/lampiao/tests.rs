@@ -37,6 +37,13 @@ fn a_state_far_above_the_rest_of_its_region_is_an_outlier_with_its_figures() {
     let text = out.insights.iter().map(|i| i.insight.as_str()).collect::<Vec<_>>().join("\n");
     assert!(text.contains("SE recebeu R$ 10,00 por habitante"), "{text}");
     assert!(text.contains("2 de 2 convênios localizados por UF (R$ 36.241.666,00)"), "{text}");
+    // Each insight is also written in English, with English numbers and region names.
+    let en = out.insights.iter().filter_map(|i| i.insight_en.as_deref()).collect::<Vec<_>>().join("\n");
+    assert_eq!(out.insights.iter().filter(|i| i.insight_en.is_some()).count(), out.insights.len());
+    assert!(en.contains("SE received R$ 10.00 per inhabitant"), "{en}");
+    assert!(en.contains("of the rest of the Northeast region"), "{en}");
+    assert!(en.contains("2 of 2 agreements placed in a state (R$ 36,241,666.00)"), "{en}");
+    assert!(!en.contains("convênios") && !en.contains("habitante"), "{en}");
     assert!(out.anomalies.is_empty());
     assert_eq!(out.recommendations.len(), 1);
 }

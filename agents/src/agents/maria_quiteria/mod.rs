@@ -70,34 +70,44 @@ impl Agent for MariaQuiteria {
         let events = &ctx.dataset.security_events;
         let found = review(events);
         ctx.cancel.check()?;
-        let say = |text: String, confidence: f64| crate::agents::insight(AgentId::MariaQuiteria, text, confidence, &[]);
+        let say = |pt: String, en: String, confidence: f64| {
+            crate::agents::insight_in_both(AgentId::MariaQuiteria, pt, en, confidence)
+        };
         let failed_logins = events.iter().filter(|e| rules::is_login(e) && e.failed()).count();
         let count = |s: Severity| found.iter().filter(|f| f.severity == s).count();
+        let (high, medium, low) =
+            (count(Severity::High) + count(Severity::Critical), count(Severity::Medium), count(Severity::Low));
         let span = events.iter().map(|e| e.timestamp).min().zip(events.iter().map(|e| e.timestamp).max());
-        let mut insights: Vec<Insight> = vec![say(
-            match span {
-                Some((from, to)) => format!(
-                    "Revisão de {} eventos de auditoria de {} a {}: {} logins falhos; {} achados ({} altos, {} médios, {} baixos)",
-                    events.len(),
+        let (n, findings) = (events.len(), found.len());
+        let mut insights: Vec<Insight> = vec![match span {
+            Some((from, to)) => say(
+                format!(
+                    "Revisão de {n} eventos de auditoria de {} a {}: {failed_logins} logins falhos; {findings} achados \
+                     ({high} altos, {medium} médios, {low} baixos)",
                     from.format("%d/%m/%Y %H:%M UTC"),
                     to.format("%d/%m/%Y %H:%M UTC"),
-                    failed_logins,
-                    found.len(),
-                    count(Severity::High) + count(Severity::Critical),
-                    count(Severity::Medium),
-                    count(Severity::Low)
                 ),
-                None => "Nenhum evento de auditoria recebido: não há o que revisar".into(),
-            },
-            0.95,
-        )];
+                format!(
+                    "Review of {n} audit events from {} to {}: {failed_logins} failed logins; {findings} findings \
+                     ({high} high, {medium} medium, {low} low)",
+                    from.format("%Y-%m-%d %H:%M UTC"),
+                    to.format("%Y-%m-%d %H:%M UTC"),
+                ),
+                0.95,
+            ),
+            None => say(
+                "Nenhum evento de auditoria recebido: não há o que revisar".into(),
+                "No audit events received: there is nothing to review".into(),
+                0.95,
+            ),
+        }];
         insights.extend(found.iter().take(MAX_INSIGHTS).map(|f| {
             let confidence = match f.severity {
                 Severity::Critical | Severity::High => 0.9,
                 Severity::Medium => 0.8,
                 Severity::Low => 0.7,
             };
-            say(f.description.clone(), confidence)
+            say(f.description.clone(), f.description_en.clone(), confidence)
         }));
         let recommendations = found
             .iter()

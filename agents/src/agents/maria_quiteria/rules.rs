@@ -9,9 +9,9 @@ use chrono::{DateTime, Duration, Timelike, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::lang::{EN, Lang, PT};
 use crate::model::anomaly::Severity;
 use crate::model::security_log::SecurityEvent;
-use crate::text::format_decimal;
 
 /// Width of the sliding window of a burst, in minutes.
 pub const WINDOW_MINUTES: i64 = 10;
@@ -46,8 +46,15 @@ pub struct SecurityFinding {
     pub ip: Option<String>,
     /// One sentence in Portuguese.
     pub description: String,
+    /// The sentence in English.
+    pub description_en: String,
     /// Timestamps, counts and the baselines that fired.
     pub evidence: Value,
+}
+
+/// An instant to the second, the reader's way.
+fn at(l: Lang, t: DateTime<Utc>) -> String {
+    t.format(if l.en { "%Y-%m-%d %H:%M:%S UTC" } else { "%d/%m/%Y %H:%M:%S UTC" }).to_string()
 }
 
 fn times(ts: &[DateTime<Utc>]) -> Vec<String> {
@@ -118,30 +125,44 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                 if let (false, Some(ip)) = (by_ip, ip.as_ref()) {
                     seen.insert((ip.clone(), span));
                 }
-                let who = match (&actor, &ip) {
-                    (Some(a), Some(i)) => format!("de {a} a partir de {i}"),
-                    (Some(a), None) => format!("de {a}, de vários endereços"),
-                    (None, Some(i)) => format!("do endereço {i}, contra várias contas"),
-                    (None, None) => String::new(),
+                let text = |l: Lang| {
+                    let who = match (&actor, &ip, l.en) {
+                        (Some(a), Some(i), false) => format!("de {a} a partir de {i}"),
+                        (Some(a), None, false) => format!("de {a}, de vários endereços"),
+                        (None, Some(i), false) => format!("do endereço {i}, contra várias contas"),
+                        (Some(a), Some(i), true) => format!("by {a} from {i}"),
+                        (Some(a), None, true) => format!("by {a}, from several addresses"),
+                        (None, Some(i), true) => format!("from the address {i}, against several accounts"),
+                        (None, None, _) => String::new(),
+                    };
+                    let what = match (kind == "failed_login_burst", l.en) {
+                        (true, false) => "logins falhos",
+                        (false, false) => "requisições recusadas",
+                        (true, true) => "failed logins",
+                        (false, true) => "refused requests",
+                    };
+                    let (n, from, to, base) = (cluster.len(), at(l, ts[0]), end.format("%H:%M:%S"), l.dec(base, 2));
+                    if l.en {
+                        format!(
+                            "{n} {what} {who} between {from} and {to} (a peak of {peak} in {WINDOW_MINUTES} minutes, \
+                             against {base} per window on the log's average){}",
+                            if then_ok { ", followed by a success" } else { "" }
+                        )
+                    } else {
+                        format!(
+                            "{n} {what} {who} entre {from} e {to} (pico de {peak} em {WINDOW_MINUTES} minutos, contra \
+                             {base} por janela na média do registro){}",
+                            if then_ok { ", seguidos de um sucesso" } else { "" }
+                        )
+                    }
                 };
-                let what = if kind == "failed_login_burst" { "logins falhos" } else { "requisições recusadas" };
                 out.push(SecurityFinding {
                     kind,
                     severity: if then_ok { Severity::High } else { Severity::Medium },
+                    description: text(PT),
+                    description_en: text(EN),
                     actor,
                     ip,
-                    description: format!(
-                        "{} {} {} entre {} e {} (pico de {} em {} minutos, contra {} por janela na média do registro){}",
-                        cluster.len(),
-                        what,
-                        who,
-                        ts[0].format("%d/%m/%Y %H:%M:%S UTC"),
-                        end.format("%H:%M:%S"),
-                        peak,
-                        WINDOW_MINUTES,
-                        format_decimal(base, 2),
-                        if then_ok { ", seguidos de um sucesso" } else { "" }
-                    ),
                     evidence: json!({"count": cluster.len(), "peak_in_window": peak, "window_minutes": WINDOW_MINUTES,
                         "base_rate_per_window": base, "followed_by_success": then_ok, "timestamps": times(&ts)}),
                 });
@@ -180,23 +201,30 @@ pub fn privilege_changes(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
             .filter(|p| (p.actor.is_some() && p.actor == e.actor) || (p.ip.is_some() && p.ip == e.ip))
             .map(|p| p.timestamp)
             .collect();
-        let who = e.actor.as_deref().unwrap_or("ator desconhecido");
         let detail = e.detail.as_deref().unwrap_or(&e.action);
-        let description = if before.is_empty() {
-            format!("Mudança de privilégio por {who} em {}: {detail}", e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"))
-        } else {
-            format!(
-                "Mudança de privilégio por {who} em {} ({detail}) depois de {} falhas de acesso na hora anterior",
-                e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
-                before.len()
-            )
+        let text = |l: Lang| {
+            let who = e.actor.as_deref().unwrap_or(l.pick("ator desconhecido", "unknown actor"));
+            let when = at(l, e.timestamp);
+            match (before.is_empty(), l.en) {
+                (true, false) => format!("Mudança de privilégio por {who} em {when}: {detail}"),
+                (false, false) => format!(
+                    "Mudança de privilégio por {who} em {when} ({detail}) depois de {} falhas de acesso na hora anterior",
+                    before.len()
+                ),
+                (true, true) => format!("Privilege change by {who} at {when}: {detail}"),
+                (false, true) => format!(
+                    "Privilege change by {who} at {when} ({detail}) after {} access failures in the hour before",
+                    before.len()
+                ),
+            }
         };
         out.push(SecurityFinding {
             kind: "privilege_change",
             severity: if before.is_empty() { Severity::Low } else { Severity::High },
             actor: e.actor.clone(),
             ip: e.ip.clone(),
-            description,
+            description: text(PT),
+            description_en: text(EN),
             evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail,
                 "failures_in_prior_hour": before.len(), "failure_timestamps": times(&before)}),
         });
@@ -225,7 +253,13 @@ pub fn new_addresses(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
                 ip: Some(ip.to_string()),
                 description: format!(
                     "{actor} entrou de um endereço novo, {ip}, em {}, depois de {} logins só de {}",
-                    e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
+                    at(PT, e.timestamp),
+                    h.0,
+                    known.join(", ")
+                ),
+                description_en: format!(
+                    "{actor} logged in from a new address, {ip}, at {}, after {} logins only from {}",
+                    at(EN, e.timestamp),
                     h.0,
                     known.join(", ")
                 ),
@@ -271,19 +305,26 @@ pub fn unusual_hours(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
         let ts: Vec<DateTime<Utc>> = odd.iter().map(|e| e.timestamp).collect();
         let privileged = odd.iter().any(|e| is_privilege_change(e));
         let usual = (0..24u32).max_by_key(|h| (hours[*h as usize], std::cmp::Reverse(*h))).unwrap_or(0);
+        let hours_of: Vec<String> = odd.iter().map(|e| format!("{}h", local_hour(e.timestamp))).collect();
+        let hours_of = hours_of.join(", ");
         out.push(SecurityFinding {
             kind: "unusual_hour",
             severity: if privileged { Severity::Medium } else { Severity::Low },
             actor: Some(actor.to_string()),
             ip: None,
             description: format!(
-                "{actor} agiu {} vez(es) em horário incomum para si (horário de Brasília: {}), contra {} eventos \
-                 habituais, a maioria por volta das {}h{}",
+                "{actor} agiu {} vez(es) em horário incomum para si (horário de Brasília: {hours_of}), contra {} eventos \
+                 habituais, a maioria por volta das {usual}h{}",
                 odd.len(),
-                odd.iter().map(|e| format!("{}h", local_hour(e.timestamp))).collect::<Vec<_>>().join(", "),
                 list.len(),
-                usual,
                 if privileged { "; entre eles uma mudança de privilégio" } else { "" }
+            ),
+            description_en: format!(
+                "{actor} acted {} at hours unusual for them (Brasília time: {hours_of}), against {} usual events, most \
+                 around {usual}h{}",
+                EN.count(odd.len(), ("vez", "vezes"), ("time", "times")),
+                list.len(),
+                if privileged { "; among them a privilege change" } else { "" }
             ),
             evidence: json!({"timestamps": times(&ts), "actor_events": list.len(), "hour_histogram_brt": hours.to_vec()}),
         });
@@ -297,24 +338,40 @@ pub fn token_and_lockout(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
     let mut out = Vec::new();
     for e in events {
         let detail = e.detail.as_deref().unwrap_or("");
-        let (kind, severity, what) = if e.action == "account_locked" {
-            ("account_locked", Severity::Medium, "Conta bloqueada por falhas de login")
+        let (kind, severity, what, what_en) = if e.action == "account_locked" {
+            (
+                "account_locked",
+                Severity::Medium,
+                "Conta bloqueada por falhas de login",
+                "Account locked after failed logins",
+            )
         } else if e.action == "token_refresh" && e.failed() && detail.contains("reused") {
-            ("refresh_token_reuse", Severity::High, "Token de renovação já usado apresentado de novo (sessão revogada)")
+            (
+                "refresh_token_reuse",
+                Severity::High,
+                "Token de renovação já usado apresentado de novo (sessão revogada)",
+                "A refresh token already used was presented again (session revoked)",
+            )
         } else {
             continue;
+        };
+        let text = |l: Lang| {
+            let who = e.actor.as_deref().unwrap_or(l.pick("ator desconhecido", "unknown actor"));
+            let from = e.ip.as_deref().unwrap_or(l.pick("endereço desconhecido", "unknown address"));
+            let when = at(l, e.timestamp);
+            if l.en {
+                format!("{what_en}: {who} at {when} from {from}")
+            } else {
+                format!("{what}: {who} em {when} a partir de {from}")
+            }
         };
         out.push(SecurityFinding {
             kind,
             severity,
             actor: e.actor.clone(),
             ip: e.ip.clone(),
-            description: format!(
-                "{what}: {} em {} a partir de {}",
-                e.actor.as_deref().unwrap_or("ator desconhecido"),
-                e.timestamp.format("%d/%m/%Y %H:%M:%S UTC"),
-                e.ip.as_deref().unwrap_or("endereço desconhecido")
-            ),
+            description: text(PT),
+            description_en: text(EN),
             evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail}),
         });
     }

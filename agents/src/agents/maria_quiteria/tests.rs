@@ -64,6 +64,9 @@ fn six_failed_logins_in_five_minutes_then_a_success_are_a_high_burst_per_actor_a
     assert!(bursts[0].description.starts_with(
         "6 logins falhos de alice@x.gov.br a partir de 203.0.113.9 entre 10/03/2025 17:00:00 UTC e 17:05:00"
     ));
+    assert!(bursts[0].description_en.starts_with(
+        "6 failed logins by alice@x.gov.br from 203.0.113.9 between 2025-03-10 17:00:00 UTC and 17:05:00"
+    ));
 }
 
 #[test]
@@ -178,6 +181,10 @@ fn maria_quiteria_reviews_a_log_beside_demo_data_and_keeps_her_findings_out_of_t
     assert!(findings.iter().any(|f| f["kind"] == "refused_request_burst" && f["ip"] == "198.51.100.77"));
     assert!(findings.iter().any(|f| f["kind"] == "privilege_change" && f["severity"] == "high"));
     assert!(out.insights[0].insight.starts_with("Revisão de 22 eventos de auditoria"));
+    // Every insight is also written in English.
+    assert!(out.insights.iter().all(|i| i.insight_en.is_some()));
+    assert!(out.insights[0].insight_en.as_deref().unwrap().starts_with("Review of 22 audit events"));
+    assert!(out.insights.iter().any(|i| i.insight_en.as_deref().unwrap().starts_with("Privilege change by ")));
     assert!(out.recommendations.iter().any(|r| r.contains("mallory@x.gov.br")));
     let empty = MariaQuiteria::new().analyse(&AnalysisContext::new(&Dataset::default(), &params, &cancel)).unwrap();
     assert!(empty.insights[0].insight.starts_with("Nenhum evento"));

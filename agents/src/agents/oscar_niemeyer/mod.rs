@@ -20,8 +20,8 @@ use crate::agents::Agent;
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
+use crate::lang::{EN, Lang, PT};
 use crate::model::report::{AgentOutput, Artifact, Insight};
-use crate::text::{format_brl, format_pct};
 use aggregate::{Breakdown, Row, Series, breakdown, commitment_rows, contract_rows, monthly};
 
 /// Groups kept per breakdown before the rest is summed as "others".
@@ -109,16 +109,24 @@ impl Agent for OscarNiemeyer {
             });
         }
         if !net.links.is_empty() {
+            let shown = net.shown_value / net.total_value.max(f64::MIN_POSITIVE);
+            let suppliers = net.nodes.iter().filter(|n| n.group == "supplier").count();
+            let (several, all, links) = (net.suppliers_with_several_organs, net.suppliers_in_data, net.links.len());
             insights.push(say(
-                format!(
-                    "{} de {} fornecedores atendem mais de um órgão; a rede mostra os {} maiores fornecedores em {} \
-                     ligações, {} do valor contratado",
-                    net.suppliers_with_several_organs,
-                    net.suppliers_in_data,
-                    net.nodes.iter().filter(|n| n.group == "supplier").count(),
-                    net.links.len(),
-                    format_pct(net.shown_value / net.total_value.max(f64::MIN_POSITIVE))
-                ),
+                |l| {
+                    let shown = l.pct(shown);
+                    if l.en {
+                        format!(
+                            "{several} of {all} suppliers serve more than one organ; the network shows the \
+                             {suppliers} largest suppliers in {links} links, {shown} of the contracted value"
+                        )
+                    } else {
+                        format!(
+                            "{several} de {all} fornecedores atendem mais de um órgão; a rede mostra os {suppliers} \
+                             maiores fornecedores em {links} ligações, {shown} do valor contratado"
+                        )
+                    }
+                },
                 0.9,
             ));
         }
@@ -129,65 +137,76 @@ impl Agent for OscarNiemeyer {
     }
 }
 
-fn say(text: String, confidence: f64) -> Insight {
-    crate::agents::insight(AgentId::OscarNiemeyer, text, confidence, &[])
+/// An insight written by `text` in both languages.
+fn say(text: impl Fn(Lang) -> String, confidence: f64) -> Insight {
+    crate::agents::insight_in_both(AgentId::OscarNiemeyer, text(PT), text(EN), confidence)
 }
 
-/// `n` and the noun in the number `n` asks for.
-fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The headline of each chart of a source.
+/// The headline of each chart of a source, in Portuguese and in English.
 fn describe(c: &Charts) -> Vec<Insight> {
     let mut out = Vec::new();
-    let what = if c.series.source == "contracts" { "valor contratado" } else { "valor empenhado" };
+    let contracts = c.series.source == "contracts";
+    let what = |l: Lang| match (contracts, l.en) {
+        (true, false) => "valor contratado",
+        (false, false) => "valor empenhado",
+        (true, true) => "contracted value",
+        (false, true) => "committed value",
+    };
     for b in &c.breakdowns {
         let (Some(first), true) = (b.bars.first(), b.total > 0.0) else { continue };
-        let share = |v: f64| format_pct(v / b.total);
-        let text = match b.dimension {
+        let share = |l: Lang, v: f64| l.pct(v / b.total);
+        out.push(match b.dimension {
             // Concentration among organs says nothing when the data holds one (an organ's query).
             "organ" if b.groups < 2 => continue,
-            "organ" => format!(
-                "{} concentra {} do {} ({} de {}), entre {} órgãos",
-                first.label,
-                share(first.value),
-                what,
-                format_brl(first.value),
-                format_brl(b.total),
-                b.groups
+            "organ" => say(
+                |l| {
+                    let (label, pct, value, total, groups) =
+                        (&first.label, share(l, first.value), l.brl(first.value), l.brl(b.total), b.groups);
+                    let what = what(l);
+                    if l.en {
+                        format!("{label} holds {pct} of the {what} ({value} of {total}), among {groups} organs")
+                    } else {
+                        format!("{label} concentra {pct} do {what} ({value} de {total}), entre {groups} órgãos")
+                    }
+                },
+                0.95,
             ),
-            "supplier" => {
-                let top: f64 = b.bars.iter().take(10).map(|x| x.value).sum();
-                format!(
-                    "Os {} maiores fornecedores recebem {} do {}; o maior, {}, {} ({})",
-                    b.bars.len().min(10),
-                    share(top),
-                    what,
-                    first.label,
-                    share(first.value),
-                    format_brl(first.value)
-                )
-            }
-            _ => {
-                let parts: Vec<String> =
-                    b.bars.iter().take(3).map(|x| format!("{} {}", x.label, share(x.value))).collect();
-                format!("Por modalidade ({}): {}", what, parts.join("; "))
-            }
-        };
-        out.push(say(text, 0.95));
+            "supplier" => say(
+                |l| {
+                    let top: f64 = b.bars.iter().take(10).map(|x| x.value).sum();
+                    let (n, top, what) = (b.bars.len().min(10), share(l, top), what(l));
+                    let (label, pct, value) = (&first.label, share(l, first.value), l.brl(first.value));
+                    if l.en {
+                        format!("The {n} largest suppliers receive {top} of the {what}; the largest, {label}, {pct} ({value})")
+                    } else {
+                        format!("Os {n} maiores fornecedores recebem {top} do {what}; o maior, {label}, {pct} ({value})")
+                    }
+                },
+                0.95,
+            ),
+            _ => say(
+                |l| {
+                    let parts: Vec<String> =
+                        b.bars.iter().take(3).map(|x| format!("{} {}", x.label, share(l, x.value))).collect();
+                    format!("{} ({}): {}", l.pick("Por modalidade", "By modality"), what(l), parts.join("; "))
+                },
+                0.95,
+            ),
+        });
     }
     if let Some(peak) = c.series.points.iter().max_by(|a, b| a.value.total_cmp(&b.value).then(b.period.cmp(&a.period)))
     {
         out.push(say(
-            format!(
-                "Série mensal do {} com {}; o maior mês é {} com {} em {}",
-                what,
-                counted(c.series.points.len(), "mês", "meses"),
-                peak.period,
-                format_brl(peak.value),
-                counted(peak.count, "registro", "registros")
-            ),
+            |l| {
+                let months = l.count(c.series.points.len(), ("mês", "meses"), ("month", "months"));
+                let records = l.count(peak.count, ("registro", "registros"), ("record", "records"));
+                let (what, period, value) = (what(l), &peak.period, l.brl(peak.value));
+                if l.en {
+                    format!("Monthly series of the {what} over {months}; the largest month is {period} with {value} in {records}")
+                } else {
+                    format!("Série mensal do {what} com {months}; o maior mês é {period} com {value} em {records}")
+                }
+            },
             0.95,
         ));
     }

@@ -41,6 +41,14 @@ fn a_small_dataset_gives_its_totals_by_organ_supplier_month_and_its_network() {
         "{text:?}"
     );
     assert!(text.iter().any(|t| t.starts_with("Os 2 maiores fornecedores recebem 100,0%")));
+    // Every headline is also written in English, with English numbers.
+    let en: Vec<&str> = out.insights.iter().filter_map(|i| i.insight_en.as_deref()).collect();
+    assert_eq!(en.len(), out.insights.len());
+    assert!(
+        en.contains(&"Órgão 36000 holds 70.0% of the contracted value (R$ 700.00 of R$ 1,000.00), among 2 organs"),
+        "{en:?}"
+    );
+    assert!(en.iter().any(|t| t.contains("the largest month is 2024-01 with R$ 600.00 in 1 record")), "{en:?}");
     assert!(text.iter().any(|t| t.contains("o maior mês é 2024-01 com R$ 600,00 em 1 registro")));
 }
 
