@@ -124,6 +124,11 @@ async fn an_english_question_gets_english_findings_and_an_agents_analysis_in_eng
     // lampião writes its analysis in English too: the answer takes it.
     assert!(text.contains("By region: ") && text.contains(" per inhabitant"), "{text}");
     assert!(!text.contains("Por região") && !text.contains("(in Portuguese):"), "{text}");
+    // tiradentes' reports are Portuguese documents: an English answer says so before them.
+    let body =
+        json!({"message": "write a report on the Ministry of Health contracts in 2024", "agent_name": "tiradentes"});
+    let text = answer(&turn(&app, body).await);
+    assert!(text.contains("Tiradentes' report, as the agent writes it (in Portuguese):"), "{text}");
     app.shutdown().await;
 }
 

@@ -166,7 +166,11 @@ pub(super) async fn report(
 ) -> Result<Done> {
     let (facts, confidence, data_status) = run_investigation(svc, acc, message, route, None, out, 70.0).await?;
     let id = facts.investigation_id.clone().unwrap_or_default();
-    let sections = svc.report_sections(&id, acc.principal.as_ref())?;
+    let mut sections = svc.report_sections(&id, acc.principal.as_ref())?;
+    // tiradentes writes its reports in Portuguese: an English answer says so before them.
+    if route.language == vigia_agents::conversation::Language::En {
+        sections.insert(0, "Tiradentes' report, as the agent writes it (in Portuguese):".to_string());
+    }
     let n = sections.len().max(1) as f64;
     for (k, s) in sections.into_iter().enumerate() {
         out.chunk(s, 72.0 + 28.0 * (k + 1) as f64 / n).await;
