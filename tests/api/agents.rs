@@ -65,8 +65,12 @@ async fn analyze_contracts_charts_an_organs_year_in_cents_and_a_bad_year_names_i
             assert_eq!(value, (value * 100.0).round() / 100.0, "{}: {bar}", a["title"]);
         }
     }
-    // One organ's data: no headline about how the money spreads among organs.
-    assert!(v["insights"].as_array().unwrap().iter().all(|i| !i["insight"].as_str().unwrap().contains("concentra")));
+    // One organ's data: no headline about how the money or the suppliers spread among organs.
+    let insights = v["insights"].as_array().unwrap();
+    assert!(insights.iter().all(|i| {
+        let text = i["insight"].as_str().unwrap();
+        !text.contains("concentra") && !text.contains("mais de um órgão")
+    }));
     let r = app.get("/api/v1/analyze/contracts?orgao=36000&ano=dois-mil").await;
     assert_eq!(r.status(), 400);
     let v: Value = r.json().await.unwrap();

@@ -112,19 +112,36 @@ impl Agent for OscarNiemeyer {
             let shown = net.shown_value / net.total_value.max(f64::MIN_POSITIVE);
             let suppliers = net.nodes.iter().filter(|n| n.group == "supplier").count();
             let (several, all, links) = (net.suppliers_with_several_organs, net.suppliers_in_data, net.links.len());
+            // How many suppliers serve several organs says nothing when the data holds one organ.
+            let organs = net.nodes.iter().filter(|n| n.group == "organ").count();
             insights.push(say(
                 |l| {
                     let shown = l.pct(shown);
-                    if l.en {
-                        format!(
+                    match (l.en, organs > 1) {
+                        (true, true) => format!(
                             "{several} of {all} suppliers serve more than one organ; the network shows the \
                              {suppliers} largest suppliers in {links} links, {shown} of the contracted value"
-                        )
-                    } else {
-                        format!(
+                        ),
+                        (false, true) => format!(
                             "{several} de {all} fornecedores atendem mais de um órgão; a rede mostra os {suppliers} \
                              maiores fornecedores em {links} ligações, {shown} do valor contratado"
-                        )
+                        ),
+                        (en, false) => {
+                            let which = match (suppliers < all, all == 1, en) {
+                                (true, _, false) => format!("os {suppliers} maiores de {all} fornecedores"),
+                                (true, _, true) => format!("the {suppliers} largest of {all} suppliers"),
+                                (false, true, false) => "o único fornecedor".to_string(),
+                                (false, true, true) => "the only supplier".to_string(),
+                                (false, false, false) => format!("todos os {all} fornecedores"),
+                                (false, false, true) => format!("all {all} suppliers"),
+                            };
+                            let links = l.count(links, ("ligação", "ligações"), ("link", "links"));
+                            if en {
+                                format!("The network shows {which} in {links}, {shown} of the contracted value")
+                            } else {
+                                format!("A rede mostra {which} em {links}, {shown} do valor contratado")
+                            }
+                        }
                     }
                 },
                 0.9,
