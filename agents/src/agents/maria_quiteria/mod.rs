@@ -80,21 +80,31 @@ impl Agent for MariaQuiteria {
         let span = events.iter().map(|e| e.timestamp).min().zip(events.iter().map(|e| e.timestamp).max());
         let (n, findings) = (events.len(), found.len());
         let mut insights: Vec<Insight> = vec![match span {
-            Some((from, to)) => say(
-                format!(
-                    "Revisão de {n} eventos de auditoria de {} a {}: {failed_logins} logins falhos; {findings} achados \
-                     ({high} altos, {medium} médios, {low} baixos)",
-                    from.format("%d/%m/%Y %H:%M UTC"),
-                    to.format("%d/%m/%Y %H:%M UTC"),
-                ),
-                format!(
-                    "Review of {n} audit events from {} to {}: {failed_logins} failed logins; {findings} findings \
-                     ({high} high, {medium} medium, {low} low)",
-                    from.format("%Y-%m-%d %H:%M UTC"),
-                    to.format("%Y-%m-%d %H:%M UTC"),
-                ),
-                0.95,
-            ),
+            Some((from, to)) => {
+                let c = crate::text::count_of;
+                say(
+                    format!(
+                        "Revisão de {} de auditoria de {} a {}: {}; {} ({}, {}, {})",
+                        c(n, "evento", "eventos"),
+                        from.format("%d/%m/%Y %H:%M UTC"),
+                        to.format("%d/%m/%Y %H:%M UTC"),
+                        c(failed_logins, "login falho", "logins falhos"),
+                        c(findings, "achado", "achados"),
+                        c(high, "alto", "altos"),
+                        c(medium, "médio", "médios"),
+                        c(low, "baixo", "baixos"),
+                    ),
+                    format!(
+                        "Review of {} from {} to {}: {}; {} ({high} high, {medium} medium, {low} low)",
+                        c(n, "audit event", "audit events"),
+                        from.format("%Y-%m-%d %H:%M UTC"),
+                        to.format("%Y-%m-%d %H:%M UTC"),
+                        c(failed_logins, "failed login", "failed logins"),
+                        c(findings, "finding", "findings"),
+                    ),
+                    0.95,
+                )
+            }
             None => say(
                 "Nenhum evento de auditoria recebido: não há o que revisar".into(),
                 "No audit events received: there is nothing to review".into(),

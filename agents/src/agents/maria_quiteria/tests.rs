@@ -194,3 +194,20 @@ fn maria_quiteria_reviews_a_log_beside_demo_data_and_keeps_her_findings_out_of_t
 fn a_cancelled_security_review_returns_cancelled() {
     assert_eq!(crate::testutil::analyse_cancelled(&MariaQuiteria::new(), 100), Err(AnalysisError::Cancelled));
 }
+
+#[test]
+fn the_summary_counts_in_the_singular_when_there_is_one() {
+    let data = Dataset {
+        security_events: vec![ev(0, "ana@x.gov.br", "login", "failure", "203.0.113.1", None)],
+        ..Dataset::default()
+    };
+    let (params, cancel) = (DetectionParams::default(), CancelFlag::new());
+    let out = MariaQuiteria::new().analyse(&AnalysisContext::new(&data, &params, &cancel)).unwrap();
+    let (pt, en) = (&out.insights[0].insight, out.insights[0].insight_en.as_deref().unwrap());
+    assert!(pt.ends_with(": 1 login falho; 0 achados (0 altos, 0 médios, 0 baixos)"), "{pt}");
+    assert!(
+        en.starts_with("Review of 1 audit event from ")
+            && en.ends_with(": 1 failed login; 0 findings (0 high, 0 medium, 0 low)"),
+        "{en}"
+    );
+}
