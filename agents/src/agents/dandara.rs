@@ -25,7 +25,7 @@ use crate::agents::lampiao::spending::{RegionalSpending, regional_spending};
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
-use crate::lang::{EN, Lang, PT};
+use crate::lang::Language;
 use crate::model::report::{AgentOutput, Artifact, Insight};
 
 /// Fewer placed agreements than this give figures but no judgement.
@@ -128,7 +128,7 @@ pub fn equity(r: &RegionalSpending) -> Equity {
         if let Some(g) = concentration_index.filter(|g| *g >= MARKED_GINI) {
             let mut top: Vec<&Share> = states.iter().collect();
             top.sort_by(|a, b| b.service_ratio.total_cmp(&a.service_ratio));
-            let text = |l: Lang| {
+            let text = |l: Language| {
                 let named: Vec<String> = top
                     .iter()
                     .take(3)
@@ -140,7 +140,7 @@ pub fn equity(r: &RegionalSpending) -> Equity {
                     })
                     .collect();
                 let (g, limit, named) = (l.dec(g, 3), l.dec(MARKED_GINI, 1), named.join(", "));
-                if l.en {
+                if l.is_en() {
                     format!(
                         "Markedly unequal distribution: concentration index {g} (threshold {limit}); the best served \
                          per inhabitant are {named}"
@@ -154,8 +154,8 @@ pub fn equity(r: &RegionalSpending) -> Equity {
             };
             flags.push(Flag {
                 kind: "marked_concentration",
-                text: text(PT),
-                text_en: text(EN),
+                text: text(Language::Pt),
+                text_en: text(Language::En),
                 records: top.iter().take(3).flat_map(|s| records_of(r, &[s.code])).collect(),
             });
         }
@@ -168,11 +168,11 @@ pub fn equity(r: &RegionalSpending) -> Equity {
                 continue;
             };
             let ufs: Vec<&'static str> = r.states.iter().filter(|s| s.region == g.code).map(|s| s.uf).collect();
-            let text = |l: Lang| {
+            let text = |l: Language| {
                 let region = l.region(g.code, g.name);
                 let (people, value, brl) = (l.pct(g.population_share), l.pct(g.value_share), l.brl(g.value));
                 let ratio = l.dec(g.service_ratio, 2);
-                if l.en {
+                if l.is_en() {
                     format!(
                         "The {region} region has {people} of the population and received {value} of the value \
                          ({brl}), {ratio} times its share"
@@ -184,7 +184,12 @@ pub fn equity(r: &RegionalSpending) -> Equity {
                     )
                 }
             };
-            flags.push(Flag { kind, text: text(PT), text_en: text(EN), records: records_of(r, &ufs) });
+            flags.push(Flag {
+                kind,
+                text: text(Language::Pt),
+                text_en: text(Language::En),
+                records: records_of(r, &ufs),
+            });
         }
     }
     Equity {
@@ -214,8 +219,8 @@ impl Agent for Dandara {
         let r = regional_spending(ctx.dataset, ctx.cancel)?;
         (ctx.progress)(0.7);
         let e = equity(&r);
-        let say = |text: &dyn Fn(Lang) -> String, confidence: f64| {
-            crate::agents::insight_in_both(AgentId::Dandara, text(PT), text(EN), confidence)
+        let say = |text: &dyn Fn(Language) -> String, confidence: f64| {
+            crate::agents::insight_in_both(AgentId::Dandara, text, confidence)
         };
         let mut insights: Vec<Insight> = Vec::new();
         let c = &r.coverage;
@@ -224,7 +229,7 @@ impl Agent for Dandara {
                 &|l| {
                     let (g, t) = (l.dec(g, 3), l.dec(e.theil.unwrap_or(0.0), 3));
                     let (l40, l20) = (l.pct(least), l.pct(e.least_served_20.unwrap_or(0.0)));
-                    if l.en {
+                    if l.is_en() {
                         format!(
                             "Concentration index of agreements per inhabitant across the states: {g} (Theil {t}); the \
                              least served 40% of the population received {l40} of the value and the least served \
@@ -245,7 +250,7 @@ impl Agent for Dandara {
             _ => insights.push(say(
                 &|l| {
                     let (n, none) = (c.agreements, c.agreements_without_region);
-                    if l.en {
+                    if l.is_en() {
                         format!(
                             "No agreements placed in a state ({n} agreements, {none} without a region): there is no \
                              regional distribution to measure"
@@ -263,7 +268,7 @@ impl Agent for Dandara {
         if c.placed > 0 && c.placed < MIN_PLACED {
             insights.push(say(
                 &|l| {
-                    if l.en {
+                    if l.is_en() {
                         format!(
                             "Only {} agreements placed (minimum {MIN_PLACED}): the figures are descriptive, with no \
                              judgement of equity",
@@ -285,7 +290,7 @@ impl Agent for Dandara {
             say(
                 &|l| {
                     let (text, largest) =
-                        if l.en { (&f.text_en, "largest agreements") } else { (&f.text, "maiores convênios") };
+                        if l.is_en() { (&f.text_en, "largest agreements") } else { (&f.text, "maiores convênios") };
                     format!("{text}; {largest}: {records}")
                 },
                 0.8,
@@ -324,7 +329,7 @@ impl Agent for Dandara {
                     let per = if a.rate { "" } else { l.pick(" por 100 mil habitantes", " per 100,000 inhabitants") };
                     let (name, states, source, rho, lowest) =
                         (&a.name, a.states, &a.source, l.dec(rho, 2), a.lowest.join(", "));
-                    if l.en {
+                    if l.is_en() {
                         format!(
                             "Agreements per inhabitant against {name}{per} in {states} states ({source}): Spearman \
                              correlation {rho}, {reading}; lowest values in {lowest}"

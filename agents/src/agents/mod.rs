@@ -22,6 +22,7 @@ pub mod zumbi;
 
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
+use crate::lang::Language;
 use crate::model::report::{AgentOutput, Insight};
 use roster::AgentId;
 
@@ -47,9 +48,9 @@ pub fn insight(agent: AgentId, text: String, confidence: f64, evidence: &[&crate
     }
 }
 
-/// [`insight`] written in Portuguese (`pt`) and in English (`en`), without evidence.
-pub fn insight_in_both(agent: AgentId, pt: String, en: String, confidence: f64) -> Insight {
-    Insight { insight_en: Some(en.into()), ..insight(agent, pt, confidence, &[]) }
+/// [`insight`] without evidence, written by `text` in Portuguese and in English.
+pub fn insight_in_both(agent: AgentId, text: impl Fn(Language) -> String, confidence: f64) -> Insight {
+    Insight { insight_en: Some(text(Language::En).into()), ..insight(agent, text(Language::Pt), confidence, &[]) }
 }
 
 #[cfg(test)]

@@ -20,30 +20,11 @@ pub use agents::{AbaporuAgent, DrummondAgent, NanaAgent, SennaAgent, shared_senn
 pub use facts::{AnomalyBrief, AnswerFacts, SessionMemory, top_suppliers};
 pub use senna::Senna;
 
+pub use crate::lang::Language;
+
 use serde::{Deserialize, Serialize};
 
 use crate::agents::roster::AgentId;
-
-/// The language a user writes in; answers follow it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Language {
-    /// Portuguese, the default.
-    #[default]
-    Pt,
-    /// English.
-    En,
-}
-
-impl Language {
-    /// `pt` or `en`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Pt => "pt",
-            Language::En => "en",
-        }
-    }
-}
 
 /// What a message asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]

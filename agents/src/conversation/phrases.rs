@@ -1,19 +1,10 @@
 //! Small phrasing pieces senna's reasons and drummond's answers share, in both languages:
-//! money, percentages, intent labels and a description of the entities asked about.
+//! percentages, intent labels and a description of the entities asked about (money is
+//! [`Language::brl`]).
 
 use super::{Entities, Intent, Language};
-use crate::lang::format_brl_en;
 use crate::model::cnpj::format_cnpj;
-use crate::text::{MONTHS_EN, MONTHS_PT, format_brl};
-
-/// Money the way the reader writes it: `R$ 1.234.567,89` in Portuguese, `R$ 1,234,567.89` in
-/// English (the Brazilian format with its separators swapped).
-pub fn money(value: f64, lang: Language) -> String {
-    match lang {
-        Language::Pt => format_brl(value),
-        Language::En => format_brl_en(value),
-    }
-}
+use crate::text::{MONTHS_EN, MONTHS_PT};
 
 /// A probability as a whole percentage (`92%`).
 pub fn pct(p: f64) -> String {
@@ -53,10 +44,10 @@ pub fn entities_phrase(e: &Entities, lang: Language) -> Option<String> {
         (None, None) => {}
     }
     if let Some(v) = e.min_value {
-        parts.push(format!("{} {}", if en { "above" } else { "acima de" }, money(v, lang)));
+        parts.push(format!("{} {}", if en { "above" } else { "acima de" }, lang.brl(v)));
     }
     if let Some(v) = e.max_value {
-        parts.push(format!("{} {}", if en { "up to" } else { "até" }, money(v, lang)));
+        parts.push(format!("{} {}", if en { "up to" } else { "até" }, lang.brl(v)));
     }
     if let Some(s) = &e.supplier {
         parts.push(format!("{} {s}", if en { "supplier" } else { "fornecedor" }));

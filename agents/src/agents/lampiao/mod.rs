@@ -24,7 +24,7 @@ use crate::agents::Agent;
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
-use crate::lang::{EN, Lang, PT};
+use crate::lang::Language;
 use crate::model::report::{AgentOutput, Artifact, Insight};
 use crate::text::format_brl;
 use spending::{RegionalSpending, StateSpending, regional_spending};
@@ -151,8 +151,8 @@ impl Agent for Lampiao {
 }
 
 /// An insight written by `text` in both languages.
-fn say(text: impl Fn(Lang) -> String, confidence: f64) -> Insight {
-    crate::agents::insight_in_both(AgentId::Lampiao, text(PT), text(EN), confidence)
+fn say(text: impl Fn(Language) -> String, confidence: f64) -> Insight {
+    crate::agents::insight_in_both(AgentId::Lampiao, text, confidence)
 }
 
 /// What was placed and what could not be.
@@ -164,7 +164,7 @@ fn coverage_insight(r: &RegionalSpending) -> Insight {
                 String::new()
             } else {
                 let all = c.biddings_with_region + c.biddings_without_region;
-                if l.en {
+                if l.is_en() {
                     format!(
                         "; {} of {all} bidding processes give a state, counted but not summed (their value is the \
                          process's estimate)",
@@ -182,7 +182,7 @@ fn coverage_insight(r: &RegionalSpending) -> Insight {
             let expenses = l.count(c.expenses_without_region, ("despesa", "despesas"), ("expense", "expenses"));
             let (placed, unplaced) = (l.brl(c.placed_value), l.brl(c.agreements_without_region_value));
             let (n, all, none) = (c.placed, c.agreements, c.agreements_without_region);
-            if l.en {
+            if l.is_en() {
                 format!(
                     "{n} of {all} agreements placed in a state ({placed}); {none} with no recognisable state or \
                      municipality ({unplaced}); {contracts} and {expenses} carry no region in the data and stay out \
@@ -215,7 +215,7 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
                 .take(3)
                 .map(|s| format!("{} ({} {per_person}, {})", s.uf, l.brl(s.per_capita.unwrap_or(0.0)), l.brl(s.value)))
                 .collect();
-            if l.en {
+            if l.is_en() {
                 format!(
                     "Highest per-capita values: {}; {with_money} of the {} states with a known population received \
                      agreements",
@@ -257,7 +257,7 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
         out.push(say(
             |l| {
                 let (g, t) = (l.dec(g, 3), l.dec(t, 3));
-                if l.en {
+                if l.is_en() {
                     format!(
                         "Inequality of per-capita value across the states (weighted by population): Gini index {g}, \
                          Theil index {t}; states without agreements count as zero"
@@ -278,7 +278,7 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
         out.push(say(
             |l| {
                 let (value, pct) = (l.brl(m.value), l.pct(share));
-                if l.en {
+                if l.is_en() {
                     format!(
                         "{n} municipalities identified; the largest destination is {}-{} (IBGE code {}), with {value} \
                          ({pct} of the placed value)",
@@ -309,7 +309,7 @@ fn spending_insights(r: &RegionalSpending, gini: Option<f64>, theil: Option<f64>
                         format!("{}-{} ({pc} {})", m.name, m.uf, l.pick("por habitante", "per inhabitant"))
                     })
                     .collect();
-                if l.en {
+                if l.is_en() {
                     format!(
                         "Municipal per capita ({known} of {n} municipalities with a known population, {source}): \
                          highest {}",
@@ -335,7 +335,7 @@ fn outlier_insight(r: &RegionalSpending, o: &Outlier) -> Insight {
             let region = l.region(o.region, name);
             let (pc, rest) = (l.brl(o.per_capita), l.brl(o.rest_of_region_per_capita));
             let records = o.records.join(", ");
-            match (l.en, o.ratio) {
+            match (l.is_en(), o.ratio) {
                 (false, Some(x)) => format!(
                     "{} recebeu {pc} por habitante, {} vezes os {rest} por habitante do restante da região {region}; \
                      maiores convênios: {records}",

@@ -22,6 +22,7 @@ use crate::agents::Agent;
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
+use crate::lang::Language;
 use crate::model::anomaly::Severity;
 use crate::model::report::{AgentOutput, Artifact, Insight};
 use crate::model::security_log::SecurityEvent;
@@ -70,54 +71,52 @@ impl Agent for MariaQuiteria {
         let events = &ctx.dataset.security_events;
         let found = review(events);
         ctx.cancel.check()?;
-        let say = |pt: String, en: String, confidence: f64| {
-            crate::agents::insight_in_both(AgentId::MariaQuiteria, pt, en, confidence)
+        let say = |text: &dyn Fn(Language) -> String, confidence: f64| {
+            crate::agents::insight_in_both(AgentId::MariaQuiteria, text, confidence)
         };
         let failed_logins = events.iter().filter(|e| rules::is_login(e) && e.failed()).count();
         let count = |s: Severity| found.iter().filter(|f| f.severity == s).count();
         let (high, medium, low) =
             (count(Severity::High) + count(Severity::Critical), count(Severity::Medium), count(Severity::Low));
         let span = events.iter().map(|e| e.timestamp).min().zip(events.iter().map(|e| e.timestamp).max());
-        let (n, findings) = (events.len(), found.len());
-        let mut insights: Vec<Insight> = vec![match span {
+        let summary = |l: Language| match span {
             Some((from, to)) => {
-                let c = crate::text::count_of;
-                say(
-                    format!(
-                        "Revisão de {} de auditoria de {} a {}: {}; {} ({}, {}, {})",
-                        c(n, "evento", "eventos"),
-                        from.format("%d/%m/%Y %H:%M UTC"),
-                        to.format("%d/%m/%Y %H:%M UTC"),
-                        c(failed_logins, "login falho", "logins falhos"),
-                        c(findings, "achado", "achados"),
-                        c(high, "alto", "altos"),
-                        c(medium, "médio", "médios"),
-                        c(low, "baixo", "baixos"),
+                let at =
+                    |t: chrono::DateTime<chrono::Utc>| t.format(l.pick("%d/%m/%Y %H:%M UTC", "%Y-%m-%d %H:%M UTC"));
+                format!(
+                    "{} {} {} {} {} {}: {}; {} ({}, {}, {})",
+                    l.pick("Revisão de", "Review of"),
+                    l.count(
+                        events.len(),
+                        ("evento de auditoria", "eventos de auditoria"),
+                        ("audit event", "audit events")
                     ),
-                    format!(
-                        "Review of {} from {} to {}: {}; {} ({high} high, {medium} medium, {low} low)",
-                        c(n, "audit event", "audit events"),
-                        from.format("%Y-%m-%d %H:%M UTC"),
-                        to.format("%Y-%m-%d %H:%M UTC"),
-                        c(failed_logins, "failed login", "failed logins"),
-                        c(findings, "finding", "findings"),
-                    ),
-                    0.95,
+                    l.pick("de", "from"),
+                    at(from),
+                    l.pick("a", "to"),
+                    at(to),
+                    l.count(failed_logins, ("login falho", "logins falhos"), ("failed login", "failed logins")),
+                    l.count(found.len(), ("achado", "achados"), ("finding", "findings")),
+                    l.count(high, ("alto", "altos"), ("high", "high")),
+                    l.count(medium, ("médio", "médios"), ("medium", "medium")),
+                    l.count(low, ("baixo", "baixos"), ("low", "low")),
                 )
             }
-            None => say(
-                "Nenhum evento de auditoria recebido: não há o que revisar".into(),
-                "No audit events received: there is nothing to review".into(),
-                0.95,
-            ),
-        }];
+            None => l
+                .pick(
+                    "Nenhum evento de auditoria recebido: não há o que revisar",
+                    "No audit events received: there is nothing to review",
+                )
+                .to_string(),
+        };
+        let mut insights: Vec<Insight> = vec![say(&summary, 0.95)];
         insights.extend(found.iter().take(MAX_INSIGHTS).map(|f| {
             let confidence = match f.severity {
                 Severity::Critical | Severity::High => 0.9,
                 Severity::Medium => 0.8,
                 Severity::Low => 0.7,
             };
-            say(f.description.clone(), f.description_en.clone(), confidence)
+            say(&|l| if l.is_en() { f.description_en.clone() } else { f.description.clone() }, confidence)
         }));
         let recommendations = found
             .iter()

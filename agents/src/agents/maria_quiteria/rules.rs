@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Timelike, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::lang::{EN, Lang, PT};
+use crate::lang::Language;
 use crate::model::anomaly::Severity;
 use crate::model::security_log::SecurityEvent;
 
@@ -53,8 +53,8 @@ pub struct SecurityFinding {
 }
 
 /// An instant to the second, the reader's way.
-fn at(l: Lang, t: DateTime<Utc>) -> String {
-    t.format(if l.en { "%Y-%m-%d %H:%M:%S UTC" } else { "%d/%m/%Y %H:%M:%S UTC" }).to_string()
+fn at(l: Language, t: DateTime<Utc>) -> String {
+    t.format(if l.is_en() { "%Y-%m-%d %H:%M:%S UTC" } else { "%d/%m/%Y %H:%M:%S UTC" }).to_string()
 }
 
 fn times(ts: &[DateTime<Utc>]) -> Vec<String> {
@@ -125,8 +125,8 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                 if let (false, Some(ip)) = (by_ip, ip.as_ref()) {
                     seen.insert((ip.clone(), span));
                 }
-                let text = |l: Lang| {
-                    let who = match (&actor, &ip, l.en) {
+                let text = |l: Language| {
+                    let who = match (&actor, &ip, l.is_en()) {
                         (Some(a), Some(i), false) => format!("de {a} a partir de {i}"),
                         (Some(a), None, false) => format!("de {a}, de vários endereços"),
                         (None, Some(i), false) => format!("do endereço {i}, contra várias contas"),
@@ -135,14 +135,14 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                         (None, Some(i), true) => format!("from the address {i}, against several accounts"),
                         (None, None, _) => String::new(),
                     };
-                    let what = match (kind == "failed_login_burst", l.en) {
+                    let what = match (kind == "failed_login_burst", l.is_en()) {
                         (true, false) => "logins falhos",
                         (false, false) => "requisições recusadas",
                         (true, true) => "failed logins",
                         (false, true) => "refused requests",
                     };
                     let (n, from, to, base) = (cluster.len(), at(l, ts[0]), end.format("%H:%M:%S"), l.dec(base, 2));
-                    if l.en {
+                    if l.is_en() {
                         format!(
                             "{n} {what} {who} between {from} and {to} (a peak of {peak} in {WINDOW_MINUTES} minutes, \
                              against {base} per window on the log's average){}",
@@ -159,8 +159,8 @@ pub fn bursts(events: &[&SecurityEvent], kind: &'static str, pick: fn(&SecurityE
                 out.push(SecurityFinding {
                     kind,
                     severity: if then_ok { Severity::High } else { Severity::Medium },
-                    description: text(PT),
-                    description_en: text(EN),
+                    description: text(Language::Pt),
+                    description_en: text(Language::En),
                     actor,
                     ip,
                     evidence: json!({"count": cluster.len(), "peak_in_window": peak, "window_minutes": WINDOW_MINUTES,
@@ -202,10 +202,10 @@ pub fn privilege_changes(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
             .map(|p| p.timestamp)
             .collect();
         let detail = e.detail.as_deref().unwrap_or(&e.action);
-        let text = |l: Lang| {
+        let text = |l: Language| {
             let who = e.actor.as_deref().unwrap_or(l.pick("ator desconhecido", "unknown actor"));
             let when = at(l, e.timestamp);
-            match (before.is_empty(), l.en) {
+            match (before.is_empty(), l.is_en()) {
                 (true, false) => format!("Mudança de privilégio por {who} em {when}: {detail}"),
                 (false, false) => format!(
                     "Mudança de privilégio por {who} em {when} ({detail}) depois de {} falhas de acesso na hora anterior",
@@ -223,8 +223,8 @@ pub fn privilege_changes(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
             severity: if before.is_empty() { Severity::Low } else { Severity::High },
             actor: e.actor.clone(),
             ip: e.ip.clone(),
-            description: text(PT),
-            description_en: text(EN),
+            description: text(Language::Pt),
+            description_en: text(Language::En),
             evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail,
                 "failures_in_prior_hour": before.len(), "failure_timestamps": times(&before)}),
         });
@@ -253,13 +253,13 @@ pub fn new_addresses(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
                 ip: Some(ip.to_string()),
                 description: format!(
                     "{actor} entrou de um endereço novo, {ip}, em {}, depois de {} logins só de {}",
-                    at(PT, e.timestamp),
+                    at(Language::Pt, e.timestamp),
                     h.0,
                     known.join(", ")
                 ),
                 description_en: format!(
                     "{actor} logged in from a new address, {ip}, at {}, after {} logins only from {}",
-                    at(EN, e.timestamp),
+                    at(Language::En, e.timestamp),
                     h.0,
                     known.join(", ")
                 ),
@@ -322,7 +322,7 @@ pub fn unusual_hours(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
             description_en: format!(
                 "{actor} acted {} at hours unusual for them (Brasília time: {hours_of}), against {} usual events, most \
                  around {usual}h{}",
-                EN.count(odd.len(), ("vez", "vezes"), ("time", "times")),
+                Language::En.count(odd.len(), ("vez", "vezes"), ("time", "times")),
                 list.len(),
                 if privileged { "; among them a privilege change" } else { "" }
             ),
@@ -355,11 +355,11 @@ pub fn token_and_lockout(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
         } else {
             continue;
         };
-        let text = |l: Lang| {
+        let text = |l: Language| {
             let who = e.actor.as_deref().unwrap_or(l.pick("ator desconhecido", "unknown actor"));
             let from = e.ip.as_deref().unwrap_or(l.pick("endereço desconhecido", "unknown address"));
             let when = at(l, e.timestamp);
-            if l.en {
+            if l.is_en() {
                 format!("{what_en}: {who} at {when} from {from}")
             } else {
                 format!("{what}: {who} em {when} a partir de {from}")
@@ -370,8 +370,8 @@ pub fn token_and_lockout(events: &[&SecurityEvent]) -> Vec<SecurityFinding> {
             severity,
             actor: e.actor.clone(),
             ip: e.ip.clone(),
-            description: text(PT),
-            description_en: text(EN),
+            description: text(Language::Pt),
+            description_en: text(Language::En),
             evidence: json!({"at": e.timestamp.to_rfc3339(), "action": e.action, "detail": e.detail}),
         });
     }

@@ -20,7 +20,7 @@ use crate::agents::Agent;
 use crate::agents::roster::AgentId;
 use crate::cancel::AnalysisError;
 use crate::detect::context::AnalysisContext;
-use crate::lang::{EN, Lang, PT};
+use crate::lang::Language;
 use crate::model::report::{AgentOutput, Artifact, Insight};
 use aggregate::{Breakdown, Row, Series, breakdown, commitment_rows, contract_rows, monthly};
 
@@ -117,32 +117,38 @@ impl Agent for OscarNiemeyer {
             insights.push(say(
                 |l| {
                     let shown = l.pct(shown);
-                    match (l.en, organs > 1) {
-                        (true, true) => format!(
-                            "{several} of {all} suppliers serve more than one organ; the network shows the \
-                             {suppliers} largest suppliers in {links} links, {shown} of the contracted value"
-                        ),
-                        (false, true) => format!(
-                            "{several} de {all} fornecedores atendem mais de um órgão; a rede mostra os {suppliers} \
-                             maiores fornecedores em {links} ligações, {shown} do valor contratado"
-                        ),
-                        (en, false) => {
-                            let which = match (suppliers < all, all == 1, en) {
-                                (true, _, false) => format!("os {suppliers} maiores de {all} fornecedores"),
-                                (true, _, true) => format!("the {suppliers} largest of {all} suppliers"),
-                                (false, true, false) => "o único fornecedor".to_string(),
-                                (false, true, true) => "the only supplier".to_string(),
-                                (false, false, false) => format!("todos os {all} fornecedores"),
-                                (false, false, true) => format!("all {all} suppliers"),
-                            };
-                            let links = l.count(links, ("ligação", "ligações"), ("link", "links"));
-                            if en {
-                                format!("The network shows {which} in {links}, {shown} of the contracted value")
-                            } else {
-                                format!("A rede mostra {which} em {links}, {shown} do valor contratado")
-                            }
-                        }
+                    if organs > 1 {
+                        return if l.is_en() {
+                            format!(
+                                "{several} of {all} suppliers serve more than one organ; the network shows the \
+                                 {suppliers} largest suppliers in {links} links, {shown} of the contracted value"
+                            )
+                        } else {
+                            format!(
+                                "{several} de {all} fornecedores atendem mais de um órgão; a rede mostra os \
+                                 {suppliers} maiores fornecedores em {links} ligações, {shown} do valor contratado"
+                            )
+                        };
                     }
+                    let which = if suppliers < all {
+                        let (largest, of, named) = (
+                            l.pick("maiores de", "largest of"),
+                            l.pick("os", "the"),
+                            l.pick("fornecedores", "suppliers"),
+                        );
+                        format!("{of} {suppliers} {largest} {all} {named}")
+                    } else if all == 1 {
+                        l.pick("o único fornecedor", "the only supplier").to_string()
+                    } else {
+                        format!("{} {all} {}", l.pick("todos os", "all"), l.pick("fornecedores", "suppliers"))
+                    };
+                    let links = l.count(links, ("ligação", "ligações"), ("link", "links"));
+                    format!(
+                        "{} {which} {} {links}, {shown} {}",
+                        l.pick("A rede mostra", "The network shows"),
+                        l.pick("em", "in"),
+                        l.pick("do valor contratado", "of the contracted value")
+                    )
                 },
                 0.9,
             ));
@@ -155,15 +161,15 @@ impl Agent for OscarNiemeyer {
 }
 
 /// An insight written by `text` in both languages.
-fn say(text: impl Fn(Lang) -> String, confidence: f64) -> Insight {
-    crate::agents::insight_in_both(AgentId::OscarNiemeyer, text(PT), text(EN), confidence)
+fn say(text: impl Fn(Language) -> String, confidence: f64) -> Insight {
+    crate::agents::insight_in_both(AgentId::OscarNiemeyer, text, confidence)
 }
 
 /// The headline of each chart of a source, in Portuguese and in English.
 fn describe(c: &Charts) -> Vec<Insight> {
     let mut out = Vec::new();
     let contracts = c.series.source == "contracts";
-    let what = |l: Lang| match (contracts, l.en) {
+    let what = |l: Language| match (contracts, l.is_en()) {
         (true, false) => "valor contratado",
         (false, false) => "valor empenhado",
         (true, true) => "contracted value",
@@ -171,7 +177,7 @@ fn describe(c: &Charts) -> Vec<Insight> {
     };
     for b in &c.breakdowns {
         let (Some(first), true) = (b.bars.first(), b.total > 0.0) else { continue };
-        let share = |l: Lang, v: f64| l.pct(v / b.total);
+        let share = |l: Language, v: f64| l.pct(v / b.total);
         out.push(match b.dimension {
             // Concentration among organs says nothing when the data holds one (an organ's query).
             "organ" if b.groups < 2 => continue,
@@ -180,7 +186,7 @@ fn describe(c: &Charts) -> Vec<Insight> {
                     let (label, pct, value, total, groups) =
                         (&first.label, share(l, first.value), l.brl(first.value), l.brl(b.total), b.groups);
                     let what = what(l);
-                    if l.en {
+                    if l.is_en() {
                         format!("{label} holds {pct} of the {what} ({value} of {total}), among {groups} organs")
                     } else {
                         format!("{label} concentra {pct} do {what} ({value} de {total}), entre {groups} órgãos")
@@ -193,7 +199,7 @@ fn describe(c: &Charts) -> Vec<Insight> {
                     let top: f64 = b.bars.iter().take(10).map(|x| x.value).sum();
                     let (n, top, what) = (b.bars.len().min(10), share(l, top), what(l));
                     let (label, pct, value) = (&first.label, share(l, first.value), l.brl(first.value));
-                    if l.en {
+                    if l.is_en() {
                         format!("The {n} largest suppliers receive {top} of the {what}; the largest, {label}, {pct} ({value})")
                     } else {
                         format!("Os {n} maiores fornecedores recebem {top} do {what}; o maior, {label}, {pct} ({value})")
@@ -218,7 +224,7 @@ fn describe(c: &Charts) -> Vec<Insight> {
                 let months = l.count(c.series.points.len(), ("mês", "meses"), ("month", "months"));
                 let records = l.count(peak.count, ("registro", "registros"), ("record", "records"));
                 let (what, period, value) = (what(l), &peak.period, l.brl(peak.value));
-                if l.en {
+                if l.is_en() {
                     format!("Monthly series of the {what} over {months}; the largest month is {period} with {value} in {records}")
                 } else {
                     format!("Série mensal do {what} com {months}; o maior mês é {period} com {value} em {records}")

@@ -4,7 +4,7 @@
 
 use super::{closing, finding_line, opening};
 use crate::agents::roster::AgentId;
-use crate::conversation::phrases::{entities_phrase, intent_label, money};
+use crate::conversation::phrases::{entities_phrase, intent_label};
 use crate::conversation::{AnswerFacts, Ask, Intent, Language, Route, SessionMemory};
 
 fn examples(lang: Language) -> String {
@@ -72,19 +72,17 @@ fn asked(ask: Ask, f: &AnswerFacts, lang: Language) -> String {
     let en = lang == Language::En;
     match ask {
         Ask::TopSupplier => match f.top_suppliers.first() {
-            Some((name, v)) if en => format!("The biggest supplier was {name}, with {} in contracts.", money(*v, lang)),
-            Some((name, v)) => format!("O maior fornecedor foi {name}, com {} em contratos.", money(*v, lang)),
+            Some((name, v)) if en => format!("The biggest supplier was {name}, with {} in contracts.", lang.brl(*v)),
+            Some((name, v)) => format!("O maior fornecedor foi {name}, com {} em contratos.", lang.brl(*v)),
             None if en => "The last answer named no supplier.".into(),
             None => "A última resposta não trazia fornecedores.".into(),
         },
-        Ask::MoneyAtStake if en => format!(
-            "The last answer had {} at stake in {} anomalies.",
-            money(f.money_at_stake, lang),
-            f.total_anomalies
-        ),
+        Ask::MoneyAtStake if en => {
+            format!("The last answer had {} at stake in {} anomalies.", lang.brl(f.money_at_stake), f.total_anomalies)
+        }
         Ask::MoneyAtStake => format!(
             "A última resposta tinha {} em jogo em {} anomalias.",
-            money(f.money_at_stake, lang),
+            lang.brl(f.money_at_stake),
             f.total_anomalies
         ),
         Ask::MostSevere => match f.anomalies.first() {

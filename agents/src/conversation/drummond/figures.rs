@@ -7,7 +7,6 @@
 
 use std::collections::HashSet;
 
-use crate::conversation::phrases::money;
 use crate::conversation::{AnswerFacts, Language};
 use crate::model::cnpj::format_cnpj;
 
@@ -43,7 +42,7 @@ impl KnownFigures {
         amounts.extend(f.entities.max_value);
         amounts.retain(|v| v.is_finite());
         for v in &amounts {
-            texts.extend([money(*v, Language::Pt), money(*v, Language::En)]);
+            texts.extend([Language::Pt.brl(*v), Language::En.brl(*v)]);
         }
         let mut ids: Vec<String> = f.investigation_id.iter().cloned().collect();
         for a in &f.anomalies {

@@ -14,7 +14,7 @@ pub use direct::direct_answer;
 pub use figures::{FigureGuard, KnownFigures, invented_figures};
 pub use llm::{ChatMessage, llm_messages};
 
-use super::phrases::{entities_phrase, money};
+use super::phrases::entities_phrase;
 use super::{AnomalyBrief, AnswerFacts, Intent, Language, Route, abaporu};
 use crate::agents::roster::AgentId;
 use crate::model::report::BySeverity;
@@ -129,7 +129,7 @@ pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
         sep = "; ";
     }
     if let Some(v) = a.value {
-        let _ = write!(line, "{sep}{} {}", money(v, lang), if en { "at stake" } else { "em jogo" });
+        let _ = write!(line, "{sep}{} {}", lang.brl(v), if en { "at stake" } else { "em jogo" });
         sep = "; ";
     }
     if sep == "; " {
@@ -203,7 +203,7 @@ pub fn closing(facts: &AnswerFacts, lang: Language) -> Vec<String> {
             format!(" ({})", list(&items, lang))
         });
         let counts = counts.unwrap_or_default();
-        let stake = money(facts.money_at_stake, lang);
+        let stake = lang.brl(facts.money_at_stake);
         first.push_str(&if en {
             format!(" I found {total} anomal{}{counts}, with {stake} at stake.", if total == 1 { "y" } else { "ies" })
         } else {
@@ -218,9 +218,9 @@ pub fn closing(facts: &AnswerFacts, lang: Language) -> Vec<String> {
     }
     if let Some((name, value)) = facts.top_suppliers.first() {
         chunks.push(if en {
-            format!("The biggest supplier in the data is {name}, with {} in contracts.", money(*value, lang))
+            format!("The biggest supplier in the data is {name}, with {} in contracts.", lang.brl(*value))
         } else {
-            format!("O maior fornecedor nos dados é {name}, com {} em contratos.", money(*value, lang))
+            format!("O maior fornecedor nos dados é {name}, com {} em contratos.", lang.brl(*value))
         });
     }
     chunks.push(next_steps(facts, lang));
