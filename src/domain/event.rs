@@ -30,6 +30,10 @@ pub struct AnomalyFound {
     pub confidence: f64,
     /// Description.
     pub description: String,
+    /// The detector's plain-language explanation in English, when it wrote one (not on the
+    /// wire; chat answers in English quote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
     /// Contract id of the primary record (or of the first related contract).
     pub contract_id: Option<String>,
     /// Supplier name.

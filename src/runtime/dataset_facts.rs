@@ -70,6 +70,7 @@ impl DatasetFacts {
             severity: a.severity.as_str().into(),
             confidence: a.confidence,
             description: a.description.clone(),
+            description_en: a.explanation_en().map(str::to_string),
             contract_id: contract.map(|c| c.id.to_string()),
             supplier,
             value: contract.map(Contract::value).or(at_stake),

@@ -316,6 +316,7 @@ async fn a_resumed_run_numbers_after_every_reserved_number_and_does_not_repeat_s
         severity: a.severity.as_str().into(),
         confidence: a.confidence,
         description: a.description.clone(),
+        description_en: None,
         contract_id: None,
         supplier: None,
         value: None,

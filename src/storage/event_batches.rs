@@ -109,6 +109,7 @@ mod tests {
                 severity: "high".into(),
                 confidence: 0.9,
                 description: format!("Contrato {n} acima da mediana de itens comparáveis em {}%", 40 + n),
+                description_en: None,
                 contract_id: Some(format!("ct-{n}")),
                 supplier: Some("VIGILÂNCIA VANGUARDA EIRELI".into()),
                 value: Some(404_751.64),

@@ -112,12 +112,33 @@ async fn an_investigation_question_is_routed_streamed_and_visible_as_an_investig
 async fn an_english_question_gets_english_findings_and_an_agents_analysis_in_english() {
     let app = spawn_app().await;
     let body = json!({"message": "investigate the Ministry of Health contracts in 2024", "agent_name": "zumbi"});
-    let text = answer(&turn(&app, body).await);
+    let events = turn(&app, body).await;
+    let text = answer(&events);
+    let id = find(&events, "complete")["investigation_id"].as_str().unwrap().to_string();
+    let results: Value = app.get(&format!("/api/v1/investigations/{id}/results")).await.json().await.unwrap();
     let findings: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
     assert!(!findings.is_empty(), "{text}");
     for line in findings {
         assert!(["[critical]", "[high]", "[medium]", "[low]"].iter().any(|s| line.starts_with(s)), "{line}");
-        assert!(line.contains(" — in Portuguese: \""), "the detector's explanation is quoted: {line}");
+        // The detector's own English explanation stands where a Portuguese line has its
+        // description; a detector that wrote none has its Portuguese explanation quoted.
+        let listed = line.rsplit_once("[id ").unwrap().1.split(']').next().unwrap();
+        let anomalies = results["anomalies"].as_array().unwrap();
+        let anomaly = anomalies.iter().find(|a| a["id"] == listed).unwrap_or_else(|| panic!("{listed}"));
+        let explained = anomaly["explanation"]["human_readable"].as_str().unwrap();
+        match explained.split_once("\n\n(EN) ") {
+            Some((_, english)) => {
+                let english = english.trim_end_matches('.');
+                assert!(line.contains(&format!(": {english} (")) && !line.contains("in Portuguese"), "{line}");
+            }
+            None => assert!(
+                line.ends_with(&format!(
+                    "] — in Portuguese: \"{}\"",
+                    anomaly["description"].as_str().unwrap().trim_end_matches('.')
+                )),
+                "{line}"
+            ),
+        }
     }
     let body = json!({"message": "spending per inhabitant by state in 2024", "agent_name": "lampiao"});
     let text = answer(&turn(&app, body).await);

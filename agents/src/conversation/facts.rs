@@ -32,6 +32,9 @@ pub struct AnomalyBrief {
     pub severity: String,
     /// The detector's one-sentence description (Portuguese).
     pub description: String,
+    /// The detector's plain-language explanation in English, when it wrote one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
     /// The contract concerned, when the primary entity is one.
     pub contract_id: Option<String>,
     /// The supplier concerned, by name, when one is named.
@@ -51,6 +54,7 @@ impl AnomalyBrief {
             anomaly_type: a.kind.as_str().to_string(),
             severity: a.severity.as_str().to_string(),
             description: a.description.clone(),
+            description_en: a.explanation_en().map(str::to_string),
             contract_id: named("contract").map(|e| e.id.clone()),
             supplier: named("supplier").map(|e| if e.name.is_empty() { e.id.clone() } else { e.name.clone() }),
             value: (value > 0.0).then_some(value),

@@ -16,7 +16,7 @@ use super::series::OrganMonths;
 use super::shared::Side;
 use crate::model::agreement::Agreement;
 use crate::model::anomaly::{
-    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, EntityRef, Evidence, Explanation, Factor,
+    AffectedEntities, Anomaly, AnomalyType, Context, DataPoint, ENGLISH_MARK, EntityRef, Evidence, Explanation, Factor,
     StatisticalEvidence,
 };
 use crate::model::bidding::Bidding;
@@ -198,7 +198,7 @@ impl Finding {
                 human_readable: if self.human_en.is_empty() {
                     self.human_pt
                 } else {
-                    format!("{}\n\n(EN) {}", self.human_pt, self.human_en)
+                    format!("{}{ENGLISH_MARK}{}", self.human_pt, self.human_en)
                 },
                 technical: self.technical,
                 contributing_factors: self

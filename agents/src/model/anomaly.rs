@@ -178,6 +178,10 @@ pub struct Factor {
     pub description: String,
 }
 
+/// What separates the Portuguese text of [`Explanation::human_readable`] from its English
+/// version, when the detector wrote one.
+pub const ENGLISH_MARK: &str = "\n\n(EN) ";
+
 /// `{human_readable, technical, contributing_factors}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Explanation {
@@ -224,6 +228,10 @@ impl Anomaly {
     /// The money at stake in R$ (`technical_details.value_at_stake`), 0 when not monetary.
     pub fn value_at_stake(&self) -> f64 {
         self.technical_details.get("value_at_stake").and_then(Value::as_f64).unwrap_or(0.0)
+    }
+    /// The English version of the plain-language explanation, when the detector wrote one.
+    pub fn explanation_en(&self) -> Option<&str> {
+        self.explanation.as_ref()?.human_readable.split_once(ENGLISH_MARK).map(|(_, en)| en)
     }
     /// Ids of every record named (primary first), for matching against planted labels.
     pub fn record_ids(&self) -> impl Iterator<Item = &str> {

@@ -274,12 +274,24 @@ pub(super) async fn run_investigation(
 
 /// The brief of a finding as its event shows it (the money at stake, else the contract's value).
 fn brief_of(found: &AnomalyFound) -> AnomalyBrief {
-    let AnomalyFound { id, anomaly_type, severity, description, contract_id, supplier, value, at_stake, .. } = found;
+    let AnomalyFound {
+        id,
+        anomaly_type,
+        severity,
+        description,
+        description_en,
+        contract_id,
+        supplier,
+        value,
+        at_stake,
+        ..
+    } = found;
     AnomalyBrief {
         id: id.clone(),
         anomaly_type: anomaly_type.clone(),
         severity: severity.clone(),
         description: description.clone(),
+        description_en: description_en.clone(),
         contract_id: contract_id.clone(),
         supplier: supplier.clone(),
         value: at_stake.or(*value),

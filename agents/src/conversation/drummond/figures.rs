@@ -30,7 +30,7 @@ pub struct KnownFigures {
 
 impl KnownFigures {
     /// Every figure of `f`: counts, money, ids, codes, the period, the status lines and the
-    /// figures inside the detectors' own descriptions.
+    /// figures inside the detectors' own descriptions (and their English explanations).
     pub fn of(f: &AnswerFacts) -> KnownFigures {
         let s = f.by_severity;
         let counts = [f.records_analysed, f.total_anomalies, s.critical, s.high, s.medium, s.low];
@@ -47,6 +47,7 @@ impl KnownFigures {
         let mut ids: Vec<String> = f.investigation_id.iter().cloned().collect();
         for a in &f.anomalies {
             texts.push(a.description.clone());
+            texts.extend(a.description_en.clone());
             ids.push(a.id.clone());
             ids.extend(a.contract_id.clone());
             texts.extend(a.supplier.clone());

@@ -108,16 +108,18 @@ fn severity_label(severity: &str, lang: Language) -> &str {
     }
 }
 
-/// One line per finding as it arrives: severity, type, the detector's own description (written
-/// in Portuguese: an English line quotes it at its end), the records and money concerned, its id.
+/// One line per finding as it arrives: severity, type, the detector's own words (its
+/// Portuguese description; in English its English explanation, else the Portuguese quoted at
+/// the line's end), the records and money concerned, its id.
 pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
     use std::fmt::Write;
     let en = lang == Language::En;
+    let own = if en { a.description_en.as_deref() } else { Some(a.description.as_str()) };
     // One buffer for the whole line (it is written for every finding streamed).
     let mut line = String::with_capacity(a.description.len() + a.id.len() + 160);
     let _ = write!(line, "[{}] {}", severity_label(&a.severity, lang), type_label(&a.anomaly_type, lang));
-    if !en && !a.description.is_empty() {
-        let _ = write!(line, ": {}", a.description.trim_end_matches('.'));
+    if let Some(text) = own.filter(|t| !t.is_empty()) {
+        let _ = write!(line, ": {}", text.trim_end_matches('.'));
     }
     let mut sep = " (";
     if let Some(c) = &a.contract_id {
@@ -136,9 +138,9 @@ pub fn finding_line(a: &AnomalyBrief, lang: Language) -> String {
         line.push(')');
     }
     let _ = write!(line, " [id {}]", a.id);
-    // The detectors explain a finding in Portuguese; an English answer quotes the explanation
-    // (the rule, the figures and the dates behind it) rather than leave the reader without it.
-    if en && !a.description.is_empty() {
+    // A finding without an English explanation: the Portuguese one is quoted (the rule, the
+    // figures and the dates behind it) rather than the reader left without it.
+    if own.is_none() && !a.description.is_empty() {
         let _ = write!(line, " — in Portuguese: \"{}\"", a.description.trim_end_matches('.'));
     }
     line

@@ -11,6 +11,7 @@ fn brief(id: &str, severity: &str, value: Option<f64>) -> AnomalyBrief {
         anomaly_type: "price_anomaly".into(),
         severity: severity.into(),
         description: "Preço unitário muito acima da mediana dos pares.".into(),
+        description_en: None,
         contract_id: Some(format!("CT-{id}")),
         supplier: Some("Beta Serviços Ltda".into()),
         value,
@@ -107,6 +108,13 @@ fn a_finding_line_has_its_severity_figures_and_id() {
     assert_eq!(
         en,
         "[medium] price anomaly (contract CT-dup-3; supplier Beta Serviços Ltda) [id dup-3] — in Portuguese: \"Preço unitário muito acima da mediana dos pares\""
+    );
+    // With the detector's English explanation, the English line uses it in the description's place.
+    let mut with_en = brief("dup-3", "medium", None);
+    with_en.description_en = Some("The unit price is far above the peers' median.".into());
+    assert_eq!(
+        finding_line(&with_en, Language::En),
+        "[medium] price anomaly: The unit price is far above the peers' median (contract CT-dup-3; supplier Beta Serviços Ltda) [id dup-3]"
     );
 }
 
