@@ -33,6 +33,7 @@ use crate::detect::market::Outside;
 use crate::detect::sensitivity::{Threshold, margin_confidence, tidy};
 use crate::detect::shared::{NONE, Shared};
 use crate::detect::stats::{hhi, median};
+use crate::lang::Language;
 use crate::model::anomaly::{Anomaly, AnomalyType, DataPoint};
 use crate::model::dataset::Dataset;
 use crate::model::params::DetectionParams;
@@ -273,11 +274,25 @@ fn anomaly(
             peers_text
         ),
         human_en: format!(
-            "One supplier holds {:.1}% of the organ's competitively bought value in {}, against a usual largest share \
-             of {:.1}% among its peers.",
-            share * 100.0,
+            "In {}, {} ({}) held {:.1}% of what {} bought in competition ({} of {}, in {} contracts). For comparison, \
+             {}. A share this far above the usual calls for checking how competitive the biddings were.",
             g.year,
-            j.peer * 100.0
+            supplier.name,
+            doc,
+            share * 100.0,
+            organ,
+            Language::En.brl(value),
+            Language::En.brl(g.total),
+            j.supplier_contracts,
+            if j.kind == "other_organs_same_year" {
+                format!(
+                    "in the other {} organs the same year the largest supplier holds {:.1}%",
+                    j.peers,
+                    j.peer * 100.0
+                )
+            } else {
+                format!("in the organ's other {} years the largest supplier held {:.1}%", j.peers, j.peer * 100.0)
+            }
         ),
         technical: format!(
             "share of supplier {} in organ {} year {} over the value bought in competition (secret contracts, \
