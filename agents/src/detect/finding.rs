@@ -72,11 +72,12 @@ pub fn supplier(doc: &str, name: &str) -> EntityRef {
 }
 
 /// The entity a finding about one supplier's or one organ's contracts is about, and how the
-/// Portuguese text names it ("o fornecedor X", "o órgão Y"), from any of its contracts.
+/// Portuguese text names it after "contratos" ("do fornecedor X", "do órgão Y": "de" and the
+/// article contracted), from any of its contracts.
 pub fn side_subject(side: Side, c: &Contract) -> (EntityRef, String) {
     match side {
-        Side::Supplier => (supplier_ref(c), format!("o fornecedor {}", c.supplier.name)),
-        Side::Organ => (organ_ref(c), format!("o órgão {}", organ_name(c))),
+        Side::Supplier => (supplier_ref(c), format!("do fornecedor {}", c.supplier.name)),
+        Side::Organ => (organ_ref(c), format!("do órgão {}", organ_name(c))),
     }
 }
 

@@ -268,7 +268,7 @@ fn anomaly(ds: &Dataset, t: &Test<'_>, (qt, mt): (f64, f64), confidence: f64, se
         at_stake,
         threshold: round4(qt),
         description: format!(
-            "Os primeiros dígitos dos {} contratos de {} fogem do esperado (excesso de {}); qui-quadrado com p = \
+            "Os primeiros dígitos dos {} contratos {} fogem do esperado (excesso de {}); qui-quadrado com p = \
              1e-{:.0}",
             t.members.len(),
             label,
@@ -277,7 +277,7 @@ fn anomaly(ds: &Dataset, t: &Test<'_>, (qt, mt): (f64, f64), confidence: f64, se
         ),
         human_pt: format!(
             "Valores reais de contratos começam com cada dígito numa proporção previsível (lei de Benford, ajustada \
-             à faixa de valores de cada tipo de objeto). Nos {} contratos de {}, a distribuição é outra ({}), o que \
+             à faixa de valores de cada tipo de objeto). Nos {} contratos {}, a distribuição é outra ({}), o que \
              costuma indicar valores inventados ou ajustados. Os contratos com os dígitos em excesso somam {}.",
             t.members.len(),
             label,

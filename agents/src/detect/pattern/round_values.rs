@@ -149,14 +149,14 @@ fn anomaly(ds: &Dataset, e: &Entity<'_>, (st, qt): (f64, f64), confidence: f64, 
         at_stake,
         threshold: round4(st),
         description: format!(
-            "{} de {} contratos de {} têm valores redondos (múltiplos de R$ 1.000), contra {} no conjunto",
+            "{} de {} contratos {} têm valores redondos (múltiplos de R$ 1.000), contra {} no conjunto",
             e.rounded.len(),
             n,
             label,
             format_pct(e.base)
         ),
         human_pt: format!(
-            "{} dos {} contratos de {} ({}) têm valor exatamente redondo, somando {}. Nos demais contratos a taxa é \
+            "{} dos {} contratos {} ({}) têm valor exatamente redondo, somando {}. Nos demais contratos a taxa é \
              de {}. Valores redondos em excesso sugerem preços definidos sem pesquisa de mercado ou lance; vale pedir \
              a memória de cálculo.",
             e.rounded.len(),
