@@ -129,16 +129,25 @@ impl AnswerFacts {
     }
 
     /// What a session's memory keeps of these facts for the next turn: all but the briefs after
-    /// the [`BRIEFS_REMEMBERED`] most severe and the status lines (written for one answer). The
-    /// memory is written with every answer, so it holds what follow-ups read and no more.
-    pub fn remembered(&self) -> AnswerFacts {
+    /// the [`BRIEFS_REMEMBERED`] most severe, their English explanations in a session held in
+    /// Portuguese (`lang`) and the status lines (written for one answer). The memory is written
+    /// with every answer, so it holds what follow-ups read and no more.
+    pub fn remembered(&self, lang: Language) -> AnswerFacts {
         AnswerFacts {
             intent: self.intent,
             entities: self.entities.clone(),
             demo: self.demo,
             investigation_id: self.investigation_id.clone(),
             records_analysed: self.records_analysed,
-            anomalies: self.anomalies.iter().take(BRIEFS_REMEMBERED).cloned().collect(),
+            anomalies: self
+                .anomalies
+                .iter()
+                .take(BRIEFS_REMEMBERED)
+                .map(|b| AnomalyBrief {
+                    description_en: b.description_en.clone().filter(|_| lang.is_en()),
+                    ..b.clone()
+                })
+                .collect(),
             total_anomalies: self.total_anomalies,
             money_at_stake: self.money_at_stake,
             top_suppliers: self.top_suppliers.clone(),

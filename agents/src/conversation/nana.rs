@@ -112,7 +112,7 @@ pub fn remember(memory: Option<SessionMemory>, route: &Route, facts: Option<&Ans
             m.investigation_ids.push(id.clone());
         }
         if f.intent.needs_analysis() {
-            m.last_answer_facts = Some(f.remembered());
+            m.last_answer_facts = Some(f.remembered(route.language));
         }
     }
     m

@@ -155,8 +155,13 @@ fn direct_answers_recall_the_session_and_report_status_lines() {
 fn follow_ups_read_the_same_answers_from_what_a_session_remembers() {
     let senna = crate::conversation::shared_senna();
     let full = facts(false);
-    let kept = full.remembered();
+    let kept = full.remembered(Language::En);
     assert_eq!(kept.anomalies, full.anomalies[..crate::conversation::facts::BRIEFS_REMEMBERED]);
+    // A Portuguese session does not keep the English explanations its answers never show.
+    let mut explained = full.clone();
+    explained.anomalies[0].description_en = Some("The unit price is far above the peers' median.".into());
+    assert!(explained.remembered(Language::En).anomalies[0].description_en.is_some());
+    assert_eq!(explained.remembered(Language::Pt).anomalies, kept.anomalies);
     let memory = |f: &AnswerFacts| SessionMemory {
         entities: f.entities.clone(),
         last_intent: Some(Intent::Investigation),
